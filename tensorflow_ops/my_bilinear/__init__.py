@@ -1,0 +1,12 @@
+"""MyBilinear: a batched bilinear resize op with a C++ CPU kernel.
+
+    from tensorflow_ops.my_bilinear import my_bilinear
+    resized = my_bilinear(images, (64, 64), align_corners=False, half_pixel_centers=True)
+
+`ops` holds the generated op functions of the loaded library (`ops.my_bilinear`).
+"""
+
+from tensorflow_ops.my_bilinear.python.my_bilinear_ops import my_bilinear
+from tensorflow_ops.my_bilinear.python.my_bilinear_ops import ops
+
+__all__ = ["my_bilinear", "ops"]

@@ -1,0 +1,37 @@
+// Argument checks shared by the MyBilinear and MyBilinearGrad kernels.
+//
+// Every check returns InvalidArgument naming the offending value, so that a bad
+// call (including a direct call of the generated op function that bypasses the
+// Python wrapper) fails cleanly instead of reading or writing out of bounds.
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_VALIDATION_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_VALIDATION_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "tensorflow/core/framework/tensor.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+
+namespace tensorflow_ops {
+
+// half_pixel_centers is defined only for align_corners=false.
+absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers);
+
+// MyBilinear: `images` [batch, height, width, channels] with positive height,
+// width and channels; `size` [2] with positive values; an output of at most
+// INT64_MAX bytes for elements of `element_size` bytes.
+absl::Status ValidateResizeInputs(const tensorflow::Tensor& images,
+                                  const tensorflow::Tensor& size,
+                                  int64_t element_size,
+                                  bilinear::ResizeGeometry* geometry);
+
+// MyBilinearGrad: `grads` [batch, out_height, out_width, channels] and
+// `original_image` [batch, height, width, channels], agreeing on batch and
+// channels, with positive spatial sizes and channels.
+absl::Status ValidateResizeGradInputs(const tensorflow::Tensor& grads,
+                                      const tensorflow::Tensor& original_image,
+                                      bilinear::ResizeGeometry* geometry);
+
+}  // namespace tensorflow_ops
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_VALIDATION_H_

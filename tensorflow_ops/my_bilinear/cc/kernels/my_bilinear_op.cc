@@ -1,0 +1,89 @@
+// CPU kernel of MyBilinear: validates, allocates, and hands row ranges of the
+// output to the TensorFlow-free math in bilinear_resize.h on TF's thread pool.
+#include <cstdint>
+
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/register_types.h"
+#include "tensorflow/core/framework/tensor.h"
+#include "tensorflow/core/framework/tensor_shape.h"
+#include "tensorflow/core/util/work_sharder.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace {
+
+using ::tensorflow::DEVICE_CPU;
+using ::tensorflow::OpKernel;
+using ::tensorflow::OpKernelConstruction;
+using ::tensorflow::OpKernelContext;
+using ::tensorflow::Tensor;
+using ::tensorflow::TensorShape;
+using ::tensorflow::register_kernel::Name;
+
+// Rough cycles per output element (four loads, three lerps, a store), which is
+// what Shard needs to decide how finely to split the rows.
+constexpr int64_t kCyclesPerOutputElement = 12;
+
+template <typename T>
+class MyBilinearOp : public OpKernel {
+ public:
+  explicit MyBilinearOp(OpKernelConstruction* context) : OpKernel(context) {
+    OP_REQUIRES_OK(context, context->GetAttr("align_corners", &align_corners_));
+    OP_REQUIRES_OK(context,
+                   context->GetAttr("half_pixel_centers", &half_pixel_centers_));
+    OP_REQUIRES_OK(context,
+                   ValidateBilinearAttrs(align_corners_, half_pixel_centers_));
+  }
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& images = context->input(0);
+    bilinear::ResizeGeometry geometry;
+    OP_REQUIRES_OK(context, ValidateResizeInputs(images, context->input(1),
+                                                 sizeof(T), &geometry));
+    geometry.align_corners = align_corners_;
+    geometry.half_pixel_centers = half_pixel_centers_;
+
+    TensorShape output_shape;
+    OP_REQUIRES_OK(context, TensorShape::BuildTensorShape(
+                                {geometry.batch, geometry.out_height,
+                                 geometry.out_width, geometry.channels},
+                                &output_shape));
+    Tensor* output = nullptr;
+    OP_REQUIRES_OK(context, context->allocate_output(0, output_shape, &output));
+    if (output->NumElements() == 0) return;
+
+    using A = bilinear::AccumulatorType<T>;
+    const bilinear::ResizePlan<A> plan = bilinear::MakeResizePlan<A>(geometry);
+    const T* input_data = images.flat<T>().data();
+    T* output_data = output->flat<T>().data();
+    const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
+    tensorflow::Shard(
+        workers.num_threads, workers.workers,
+        geometry.batch * geometry.out_height,
+        geometry.out_width * geometry.channels * kCyclesPerOutputElement,
+        [&](int64_t begin_row, int64_t end_row) {
+          bilinear::ResizeRows(plan, input_data, begin_row, end_row, output_data);
+        });
+  }
+
+ private:
+  bool align_corners_ = true;
+  bool half_pixel_centers_ = false;
+};
+
+#define REGISTER_MY_BILINEAR_CPU(T)                                         \
+  REGISTER_KERNEL_BUILDER(                                                  \
+      Name("MyBilinear").Device(DEVICE_CPU).TypeConstraint<T>("T"),         \
+      MyBilinearOp<T>);
+
+TF_CALL_half(REGISTER_MY_BILINEAR_CPU);
+TF_CALL_bfloat16(REGISTER_MY_BILINEAR_CPU);
+TF_CALL_float(REGISTER_MY_BILINEAR_CPU);
+TF_CALL_double(REGISTER_MY_BILINEAR_CPU);
+
+#undef REGISTER_MY_BILINEAR_CPU
+
+}  // namespace
+}  // namespace tensorflow_ops

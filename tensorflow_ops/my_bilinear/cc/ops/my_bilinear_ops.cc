@@ -1,0 +1,67 @@
+// Op registrations of MyBilinear (and its gradient op) with shape functions.
+// Kernels live in ../kernels; this file only describes the interface.
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "tensorflow/core/framework/op.h"
+#include "tensorflow/core/framework/shape_inference.h"
+
+namespace tensorflow_ops {
+namespace {
+
+using ::tensorflow::shape_inference::DimensionHandle;
+using ::tensorflow::shape_inference::InferenceContext;
+using ::tensorflow::shape_inference::ShapeHandle;
+
+// Output [batch, size[0], size[1], channels]. Height and width are static where
+// `size` is a constant (or partially so) and unknown otherwise.
+absl::Status MyBilinearShape(InferenceContext* c) {
+  ShapeHandle images;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &images));
+  ShapeHandle size;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &size));
+  DimensionHandle size_length;
+  TF_RETURN_IF_ERROR(c->WithValue(c->Dim(size, 0), 2, &size_length));
+
+  ShapeHandle out_hw;
+  TF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &out_hw));
+  for (int i = 0; i < 2; ++i) {
+    const int64_t value = c->Value(c->Dim(out_hw, i));
+    if (value == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("size must be positive, got ", c->DebugString(out_hw)));
+    }
+  }
+  c->set_output(0, c->MakeShape({c->Dim(images, 0), c->Dim(out_hw, 0),
+                                 c->Dim(out_hw, 1), c->Dim(images, 3)}));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("MyBilinear")
+    .Input("images: T")
+    .Input("size: int32")
+    .Output("resized_images: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("align_corners: bool = true")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(MyBilinearShape)
+    .Doc(R"doc(
+Resizes a batch of images with bilinear interpolation.
+
+The result equals TensorFlow's ResizeBilinear with the same attributes, except
+that it keeps the input's dtype (half and bfloat16 are computed in float).
+
+images: 4-D [batch, height, width, channels]; height, width and channels
+  must be positive, batch may be 0.
+size: 1-D int32 [new_height, new_width], both positive.
+resized_images: 4-D [batch, new_height, new_width, channels], dtype T.
+align_corners: If true, the centres of the 4 corner pixels of input and output
+  coincide (scale (in - 1) / (out - 1)); if false, scale is in / out.
+half_pixel_centers: If true, pixel centres sit at +0.5 (as in most imaging
+  libraries); requires align_corners=false.
+)doc");
+
+}  // namespace tensorflow_ops

@@ -1,0 +1,75 @@
+"""Python API of MyBilinear: loads the op library and wraps its generated ops.
+
+`ops` is the module of generated op functions from `tf.load_op_library`
+(`ops.my_bilinear`, ...); `my_bilinear` is the friendly entry point.
+"""
+
+import os
+from typing import Optional, Sequence, Union
+
+import numpy as np
+import tensorflow as tf
+
+from tensorflow_ops import library_loader
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+ops = library_loader.load_op_library(
+    "my_bilinear_op.so", _PACKAGE_DIR, build_target=":my_bilinear_op.so")
+
+SizeLike = Union[tf.Tensor, np.ndarray, Sequence[int]]
+
+_INT32_MIN = np.iinfo(np.int32).min
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def _size_as_int32(size: SizeLike) -> tf.Tensor:
+    """Converts `size` to an int32 tensor, refusing values that int32 cannot hold."""
+    if isinstance(size, (tf.Tensor, tf.Variable)):
+        if not size.dtype.is_integer:
+            raise TypeError(f"size must hold integers, got dtype {size.dtype.name}")
+        if size.dtype == tf.int32:
+            return size
+        checks = [
+            tf.debugging.assert_greater_equal(
+                size, tf.constant(_INT32_MIN, size.dtype), message="size must fit int32"),
+            tf.debugging.assert_less_equal(
+                size, tf.constant(_INT32_MAX, size.dtype), message="size must fit int32"),
+        ]
+        with tf.control_dependencies(checks):
+            return tf.cast(size, tf.int32)
+    values = np.asarray(size)
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"size must hold integers, got {size!r}")
+    if values.size and (values.min() < _INT32_MIN or values.max() > _INT32_MAX):
+        raise ValueError(f"size must fit int32, got {size!r}")
+    return tf.constant(values, dtype=tf.int32)
+
+
+def my_bilinear(images: tf.Tensor,
+                size: SizeLike,
+                align_corners: bool = True,
+                half_pixel_centers: bool = False,
+                name: Optional[str] = None) -> tf.Tensor:
+    """Resizes a batch of images with bilinear interpolation.
+
+    Equal to `tf.raw_ops.ResizeBilinear` with the same attributes, except that the
+    result keeps the dtype of `images` (half and bfloat16 are computed in float).
+
+    Args:
+      images: [batch, height, width, channels] of half, bfloat16, float32 or float64.
+      size: [new_height, new_width]: a tuple, a NumPy array or an integer tensor.
+      align_corners: if True, the corner pixels of input and output are aligned.
+      half_pixel_centers: if True, pixel centres are at +0.5; needs
+        align_corners=False.
+      name: name scope of the op.
+
+    Returns:
+      [batch, new_height, new_width, channels] with the dtype of `images`.
+    """
+    with tf.name_scope(name or "MyBilinear"):
+        return ops.my_bilinear(
+            images=images,
+            size=_size_as_int32(size),
+            align_corners=align_corners,
+            half_pixel_centers=half_pixel_centers)

@@ -1,0 +1,107 @@
+"""Bad input to MyBilinear gives InvalidArgumentError naming the bad value."""
+
+from absl.testing import parameterized
+import numpy as np
+import tensorflow as tf
+
+from tensorflow_ops import test_util
+from tensorflow_ops.my_bilinear import my_bilinear
+from tensorflow_ops.my_bilinear import ops
+
+_INT32_MAX = 2**31 - 1
+
+# (name, images shape, size value, attrs, expected message)
+_BAD_CALLS = [
+    ("images_rank_3", (5, 7, 3), [4, 4], {},
+     r"images must be 4-D .*got shape \[5,7,3\]"),
+    ("images_rank_5", (1, 1, 5, 7, 3), [4, 4], {},
+     r"images must be 4-D .*got shape \[1,1,5,7,3\]"),
+    ("zero_channels", (1, 5, 7, 0), [4, 4], {},
+     r"at least one channel, got shape \[1,5,7,0\]"),
+    ("zero_height", (1, 0, 7, 3), [4, 4], {},
+     r"positive height and width, got shape \[1,0,7,3\]"),
+    ("zero_width", (2, 5, 0, 3), [4, 4], {},
+     r"positive height and width, got shape \[2,5,0,3\]"),
+    ("size_of_three", (1, 5, 7, 3), [4, 4, 4], {},
+     r"size must be a 1-D tensor of 2 elements .*got shape \[3\]"),
+    ("size_rank_2", (1, 5, 7, 3), [[4, 4]], {},
+     r"size must be a 1-D tensor of 2 elements .*got shape \[1,2\]"),
+    ("size_scalar", (1, 5, 7, 3), 4, {},
+     r"size must be a 1-D tensor of 2 elements .*got shape \[\]"),
+    ("size_zero", (1, 5, 7, 3), [0, 4], {}, r"size must be positive, got \[0, 4\]"),
+    ("size_negative", (1, 5, 7, 3), [4, -3], {},
+     r"size must be positive, got \[4, -3\]"),
+    ("output_overflows_int64", (4, 2, 2, 17), [_INT32_MAX, _INT32_MAX], {},
+     r"output shape \[4, 2147483647, 2147483647, 17\].*overflows"),
+    ("half_pixel_centers_with_align_corners", (1, 5, 7, 3), [4, 4],
+     dict(align_corners=True, half_pixel_centers=True),
+     r"half_pixel_centers=true requires align_corners=false"),
+]
+
+
+def _call_params():
+    return [dict(testcase_name=name, shape=shape, size=size, attrs=attrs,
+                 message=message)
+            for name, shape, size, attrs, message in _BAD_CALLS]
+
+
+class MyBilinearValidationTest(test_util.TestCase, parameterized.TestCase):
+
+    def _assert_process_still_works(self):
+        images = np.ones((1, 2, 2, 1), np.float32)
+        self.assertAllEqual(my_bilinear(images, (3, 3)), np.ones((1, 3, 3, 1)))
+
+    @parameterized.named_parameters(*_call_params())
+    def test_eager_raises_invalid_argument(self, shape, size, attrs, message):
+        images = np.zeros(shape, np.float32)
+        with self.assertRaisesRegex(tf.errors.InvalidArgumentError, message):
+            ops.my_bilinear(images=images, size=np.array(size, np.int32), **attrs)
+        self._assert_process_still_works()
+
+    @parameterized.named_parameters(*_call_params())
+    def test_tf_function_raises_invalid_argument(self, shape, size, attrs, message):
+        # Unknown shapes leave every check to the kernel at run time.
+        @tf.function(input_signature=[tf.TensorSpec(None, tf.float32),
+                                      tf.TensorSpec(None, tf.int32)])
+        def resize(images, size):
+            return ops.my_bilinear(images=images, size=size, **attrs)
+
+        with self.assertRaisesRegex(tf.errors.InvalidArgumentError, message):
+            resize(np.zeros(shape, np.float32), np.array(size, np.int32))
+        self._assert_process_still_works()
+
+    def test_wrapper_passes_bad_size_to_the_kernel(self):
+        with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
+                                    r"size must be positive, got \[0, 4\]"):
+            my_bilinear(np.zeros((1, 5, 7, 3), np.float32), (0, 4))
+
+    def test_static_shapes_are_refused_when_the_graph_is_built(self):
+        # Inside tf.function, shapes known at tracing time are checked by the
+        # shape function, which TensorFlow reports as ValueError.
+        cases = [
+            ((5, 7, 3), [4, 4], r"must be rank 4"),
+            ((1, 5, 7, 3), [4, 4, 4], r"must be 2 but is 3"),
+            ((1, 5, 7, 3), [0, 4], r"size must be positive"),
+        ]
+        for shape, size, message in cases:
+            with self.subTest(shape=shape, size=size):
+                # The constant is made inside the function so that the shape
+                # function sees its value.
+                resize = tf.function(
+                    lambda images, s=size: ops.my_bilinear(images=images,
+                                                           size=tf.constant(s)))
+                with self.assertRaisesRegex(ValueError, message):
+                    resize(tf.zeros(shape))
+
+    def test_wrapper_refuses_sizes_int32_cannot_hold(self):
+        images = np.zeros((1, 2, 2, 1), np.float32)
+        with self.assertRaisesRegex(ValueError, "size must fit int32"):
+            my_bilinear(images, np.array([2**31, 4], np.int64))
+        with self.assertRaisesRegex(tf.errors.InvalidArgumentError, "size must fit int32"):
+            my_bilinear(images, tf.constant([4, -2**40], tf.int64))
+        with self.assertRaisesRegex(TypeError, "size must hold integers"):
+            my_bilinear(images, (2.5, 3.0))
+
+
+if __name__ == "__main__":
+    tf.test.main()

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "Coverage tools are not available offline in this workspace." >&2
+exit 1
