@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Prepares this machine to build and test the ops, in one step.
+
+    python3 configure.py                       # .venv from requirements.txt
+    python3 configure.py --python /path/python # an interpreter that has TensorFlow
+
+It (1) creates `.venv` and installs requirements.txt into it, unless --python
+names an interpreter that already has TensorFlow; (2) installs Bazel
+(`bazel-bootstrap`, `bazel-rules-java`) with apt if it is missing on Debian or
+Ubuntu; (3) writes `.tf_configure.bazelrc`, which `.bazelrc` imports; and
+(4) prints what it found. Running it again only redoes what changed.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from typing import Dict, List, Optional
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VENV_DIR = os.path.join(ROOT, ".venv")
+REQUIREMENTS = os.path.join(ROOT, "requirements.txt")
+REQUIREMENTS_STAMP = os.path.join(VENV_DIR, ".requirements-sha256")
+BAZELRC = os.path.join(ROOT, ".tf_configure.bazelrc")
+FIND_TENSORFLOW = os.path.join(ROOT, "third_party", "tf", "find_tensorflow.py")
+# Debian's Bazel 4 needs its rules_java copy here (WORKSPACE points at it).
+RULES_JAVA_DIR = "/usr/share/bazel/rules/java"
+BAZEL_PACKAGES = ["bazel-bootstrap", "bazel-rules-java"]
+
+
+def log(message: str) -> None:
+    print(f"configure.py: {message}", flush=True)
+
+
+def fail(message: str) -> None:
+    print(f"configure.py: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def run(command: List[str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(command, check=True, **kwargs)
+
+
+def apt_install(packages: List[str]) -> bool:
+    """Installs Debian packages with apt-get; False where apt is not available."""
+    if shutil.which("apt-get") is None:
+        return False
+    prefix: List[str] = []
+    if os.geteuid() != 0:
+        if shutil.which("sudo") is None:
+            fail(f"installing {' '.join(packages)} needs root; run as root or install sudo")
+        prefix = ["sudo"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    log(f"installing {' '.join(packages)} with apt-get")
+    run(prefix + ["apt-get", "update", "-qq"], env=env)
+    run(prefix + ["apt-get", "install", "-y", "-qq", *packages], env=env,
+        stdout=subprocess.DEVNULL)
+    return True
+
+
+def requirements_digest(python: str) -> str:
+    with open(REQUIREMENTS, "rb") as requirements:
+        content = requirements.read()
+    version = subprocess.run([python, "-c", "import sys; print(sys.version)"],
+                             check=True, capture_output=True, text=True).stdout
+    return hashlib.sha256(content + version.encode()).hexdigest()
+
+
+def ensure_venv() -> str:
+    """Creates .venv with requirements.txt installed; returns its interpreter."""
+    python = os.path.join(VENV_DIR, "bin", "python")
+    if not os.path.exists(python):
+        log(f"creating {VENV_DIR}")
+        if subprocess.run([sys.executable, "-m", "venv", VENV_DIR]).returncode != 0:
+            shutil.rmtree(VENV_DIR, ignore_errors=True)
+            # Debian ships venv's pip bootstrap separately.
+            if not apt_install(["python3-venv"]):
+                fail("`python3 -m venv` failed; install the venv module of your Python")
+            run([sys.executable, "-m", "venv", VENV_DIR])
+    digest = requirements_digest(python)
+    try:
+        with open(REQUIREMENTS_STAMP) as stamp:
+            installed = stamp.read().strip()
+    except FileNotFoundError:
+        installed = ""
+    if installed != digest:
+        log("installing requirements.txt into .venv (about a minute the first time)")
+        run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+             "-r", REQUIREMENTS])
+        with open(REQUIREMENTS_STAMP, "w") as stamp:
+            stamp.write(digest + "\n")
+    return python
+
+
+def describe_tensorflow(python: str) -> Dict:
+    result = subprocess.run([python, FIND_TENSORFLOW], capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"{python} has no usable TensorFlow:\n{result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def ensure_bazel() -> str:
+    """Returns a description of the Bazel in use, installing Debian's if needed."""
+    missing = shutil.which("bazel") is None or not os.path.isdir(RULES_JAVA_DIR)
+    if missing and not apt_install(BAZEL_PACKAGES):
+        fail("Bazel was not found and this is not a Debian/Ubuntu system with apt. "
+             "Install Bazel 4.2.3 and rules_java, and edit the rules_java path in "
+             "WORKSPACE to where rules_java lives.")
+    bazel = shutil.which("bazel")
+    if bazel is None:
+        fail(f"apt-get installed {' '.join(BAZEL_PACKAGES)} but `bazel` is not on PATH")
+    package = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Version}", "bazel-bootstrap"],
+        capture_output=True, text=True) if shutil.which("dpkg-query") else None
+    if package is not None and package.returncode == 0:
+        return f"{bazel} (bazel-bootstrap {package.stdout.strip()})"
+    version = subprocess.run([bazel, "--version"], capture_output=True, text=True)
+    return f"{bazel} ({version.stdout.strip()})"
+
+
+def find_nvcc() -> Optional[str]:
+    """The nvcc the cuda_configure rule will see, with its release, or None."""
+    nvcc = shutil.which("nvcc")
+    for cuda_path in (os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if cuda_path and os.access(os.path.join(cuda_path, "bin", "nvcc"), os.X_OK):
+            nvcc = os.path.join(cuda_path, "bin", "nvcc")
+            break
+    if nvcc is None:
+        return None
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True)
+    release = [line.split("release ")[1].split(",")[0]
+               for line in version.stdout.splitlines() if "release " in line]
+    return f"{nvcc} (CUDA {release[0]})" if release else nvcc
+
+
+def write_bazelrc(python: str, tensorflow: Dict) -> bool:
+    """Writes .tf_configure.bazelrc; returns whether its content changed."""
+    content = "\n".join([
+        "# Generated by configure.py. Do not edit; run configure.py again instead.",
+        f"build --repo_env=PYTHON_BIN_PATH={python}",
+        # A new TensorFlow re-runs the tf_configure repository rule.
+        f"build --repo_env=TF_CONFIGURE_STAMP={tensorflow['version']}",
+        "",
+    ])
+    if os.path.exists(BAZELRC):
+        with open(BAZELRC) as existing:
+            if existing.read() == content:
+                return False
+    with open(BAZELRC, "w") as bazelrc:
+        bazelrc.write(content)
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", help="an interpreter that already has TensorFlow; "
+                        "no .venv is created")
+    args = parser.parse_args()
+
+    python = os.path.abspath(args.python) if args.python else ensure_venv()
+    if args.python and not os.access(python, os.X_OK):
+        fail(f"--python {args.python} is not an executable")
+    tensorflow = describe_tensorflow(python)
+    bazel = ensure_bazel()
+    nvcc = find_nvcc()
+    changed = write_bazelrc(python, tensorflow)
+
+    build = "CUDA build" if tensorflow["is_cuda_build"] else "CPU build"
+    rows = [
+        ("Python", python),
+        ("TensorFlow", f"{tensorflow['version']} ({build}) at "
+                       f"{os.path.dirname(tensorflow['include_dir'])}"),
+        ("C++11 ABI", f"_GLIBCXX_USE_CXX11_ABI={tensorflow['cxx11_abi']}"),
+        ("C++ standard", tensorflow["cxx_standard"]),
+        ("Defines", " ".join(tensorflow["defines"])),
+        ("Bazel", bazel),
+        ("nvcc", nvcc or "not found (GPU kernels are not built)"),
+        (".tf_configure.bazelrc", "written" if changed else "unchanged"),
+    ]
+    log("ready")
+    for label, value in rows:
+        print(f"  {label:<22} {value}")
+    print("Next: bazel build :my_bilinear_op.so    then: bazel test //...")
+
+
+if __name__ == "__main__":
+    main()
