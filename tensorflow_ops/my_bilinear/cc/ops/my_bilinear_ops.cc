@@ -1,4 +1,4 @@
-// Op registrations of MyBilinear (and its gradient op) with shape functions.
+// Op registrations of MyBilinear and MyBilinearGrad, with shape functions.
 // Kernels live in ../kernels; this file only describes the interface.
 #include <cstdint>
 
@@ -38,6 +38,24 @@ absl::Status MyBilinearShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Output: the shape of original_image, whose batch and channels must agree
+// with those of grads.
+absl::Status MyBilinearGradShape(InferenceContext* c) {
+  ShapeHandle grads;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &grads));
+  ShapeHandle original_image;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &original_image));
+  DimensionHandle batch;
+  TF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(grads, 0), c->Dim(original_image, 0), &batch));
+  DimensionHandle channels;
+  TF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(grads, 3), c->Dim(original_image, 3), &channels));
+  c->set_output(0, c->MakeShape({batch, c->Dim(original_image, 1),
+                                 c->Dim(original_image, 2), channels}));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 REGISTER_OP("MyBilinear")
@@ -62,6 +80,28 @@ align_corners: If true, the centres of the 4 corner pixels of input and output
   coincide (scale (in - 1) / (out - 1)); if false, scale is in / out.
 half_pixel_centers: If true, pixel centres sit at +0.5 (as in most imaging
   libraries); requires align_corners=false.
+)doc");
+
+REGISTER_OP("MyBilinearGrad")
+    .Input("grads: T")
+    .Input("original_image: T")
+    .Output("images_grad: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("align_corners: bool = true")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(MyBilinearGradShape)
+    .Doc(R"doc(
+The gradient of MyBilinear with respect to its images: the exact adjoint of the
+resize, computed deterministically (bitwise equal for any number of threads).
+
+grads: 4-D [batch, out_height, out_width, channels], the gradient of the loss
+  with respect to MyBilinear's output.
+original_image: 4-D [batch, height, width, channels], MyBilinear's input; only
+  its shape is used. Batch and channels must equal those of grads.
+images_grad: the gradient with respect to MyBilinear's images, with the shape
+  of original_image. half and bfloat16 are accumulated in float.
+align_corners: as for MyBilinear.
+half_pixel_centers: as for MyBilinear.
 )doc");
 
 }  // namespace tensorflow_ops

@@ -1,0 +1,154 @@
+// Gradient of the bilinear resize (its exact adjoint), one range of input rows
+// at a time.
+//
+// TensorFlow-free. Rather than scattering every output pixel into the input
+// gradient (which races when parallel), each input row gathers from the output
+// rows that read it. A ResizeGradPlan lists those rows per input row in
+// ascending order, so each input-row result is a fixed sequence of operations:
+// the same bits whichever thread computes it and however the rows are split.
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_GRAD_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_GRAD_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+
+// An output row read by some input row, with the vertical weight it was read with.
+template <typename A>
+struct RowContribution {
+  int64_t out_row;
+  A weight;
+};
+
+template <typename A>
+struct ResizeGradPlan {
+  ResizeGeometry geometry;
+  std::vector<AxisWeight<A>> columns;  // one per output column
+  // Contributions to input row i are row_entries[row_begin[i], row_begin[i + 1]),
+  // in ascending out_row.
+  std::vector<int64_t> row_begin;
+  std::vector<RowContribution<A>> row_entries;
+};
+
+template <typename A>
+ResizeGradPlan<A> MakeResizeGradPlan(const ResizeGeometry& geometry) {
+  ResizeGradPlan<A> plan;
+  plan.geometry = geometry;
+  plan.columns =
+      ComputeAxisWeights<A>(geometry.in_width, geometry.out_width,
+                            geometry.align_corners, geometry.half_pixel_centers);
+  const std::vector<AxisWeight<A>> rows =
+      ComputeAxisWeights<A>(geometry.in_height, geometry.out_height,
+                            geometry.align_corners, geometry.half_pixel_centers);
+
+  // Counting sort of (input row, output row) pairs by input row.
+  std::vector<int64_t> count(geometry.in_height, 0);
+  for (const AxisWeight<A>& row : rows) {
+    ++count[row.lower];
+    if (row.upper != row.lower) ++count[row.upper];
+  }
+  plan.row_begin.assign(geometry.in_height + 1, 0);
+  for (int64_t i = 0; i < geometry.in_height; ++i) {
+    plan.row_begin[i + 1] = plan.row_begin[i] + count[i];
+  }
+  plan.row_entries.resize(plan.row_begin.back());
+  std::vector<int64_t> next(plan.row_begin.begin(), plan.row_begin.end() - 1);
+  for (int64_t y = 0; y < geometry.out_height; ++y) {
+    const AxisWeight<A>& row = rows[y];
+    if (row.upper == row.lower) {
+      // The forward pass returns that row unchanged: weight exactly 1.
+      plan.row_entries[next[row.lower]++] = {y, A(1)};
+    } else {
+      plan.row_entries[next[row.lower]++] = {y, A(1) - row.lerp};
+      plan.row_entries[next[row.upper]++] = {y, row.lerp};
+    }
+  }
+  return plan;
+}
+
+// Adds the horizontal adjoint of one row of vertically combined gradients
+// (`combined`, out_width x channels) into `row_grad` (in_width x channels).
+template <int kChannels, typename A>
+void ScatterColumns(const A* __restrict__ combined,
+                    const AxisWeight<A>* __restrict__ columns, int64_t out_width,
+                    int64_t channels, A* __restrict__ row_grad) {
+  const int64_t c_count = kChannels > 0 ? kChannels : channels;
+  for (int64_t x = 0; x < out_width; ++x) {
+    const A* g = combined + x * c_count;
+    A* left = row_grad + columns[x].lower * c_count;
+    if (columns[x].upper == columns[x].lower) {
+      for (int64_t c = 0; c < c_count; ++c) left[c] += g[c];
+      continue;
+    }
+    A* right = row_grad + columns[x].upper * c_count;
+    const A x_lerp = columns[x].lerp;
+    const A inverse_x_lerp = A(1) - x_lerp;
+    for (int64_t c = 0; c < c_count; ++c) {
+      left[c] += inverse_x_lerp * g[c];
+      right[c] += x_lerp * g[c];
+    }
+  }
+}
+
+// Writes input-gradient rows [begin_row, end_row), where row r is image
+// r / in_height, row r % in_height. `grads` is [batch, out_h, out_w, c] and
+// `images_grad` [batch, in_h, in_w, c], both dense.
+template <typename T, typename A>
+void ResizeGradRows(const ResizeGradPlan<A>& plan, const T* grads,
+                    int64_t begin_row, int64_t end_row, T* images_grad) {
+  const ResizeGeometry& g = plan.geometry;
+  const int64_t out_row_size = g.out_width * g.channels;
+  const int64_t in_row_size = g.in_width * g.channels;
+  std::vector<A> combined(out_row_size);
+  std::vector<A> row_grad(in_row_size);
+  for (int64_t row = begin_row; row < end_row; ++row) {
+    const int64_t b = row / g.in_height;
+    const int64_t in_y = row % g.in_height;
+    T* out = images_grad + row * in_row_size;
+    const int64_t first = plan.row_begin[in_y];
+    const int64_t last = plan.row_begin[in_y + 1];
+    if (first == last) {  // no output row reads this input row
+      std::fill(out, out + in_row_size, static_cast<T>(0));
+      continue;
+    }
+    // Vertical adjoint: the weighted sum of the output rows that read this row.
+    std::fill(combined.begin(), combined.end(), A(0));
+    for (int64_t e = first; e < last; ++e) {
+      const RowContribution<A>& entry = plan.row_entries[e];
+      const T* __restrict__ source =
+          grads + (b * g.out_height + entry.out_row) * out_row_size;
+      A* __restrict__ target = combined.data();
+      for (int64_t i = 0; i < out_row_size; ++i) {
+        target[i] += entry.weight * static_cast<A>(source[i]);
+      }
+    }
+    // Horizontal adjoint.
+    std::fill(row_grad.begin(), row_grad.end(), A(0));
+    const AxisWeight<A>* columns = plan.columns.data();
+    switch (g.channels) {
+      case 1:
+        ScatterColumns<1>(combined.data(), columns, g.out_width, 1, row_grad.data());
+        break;
+      case 3:
+        ScatterColumns<3>(combined.data(), columns, g.out_width, 3, row_grad.data());
+        break;
+      case 4:
+        ScatterColumns<4>(combined.data(), columns, g.out_width, 4, row_grad.data());
+        break;
+      default:
+        ScatterColumns<0>(combined.data(), columns, g.out_width, g.channels,
+                          row_grad.data());
+    }
+    for (int64_t i = 0; i < in_row_size; ++i) out[i] = static_cast<T>(row_grad[i]);
+  }
+}
+
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_GRAD_H_

@@ -1,0 +1,92 @@
+// CPU kernel of MyBilinearGrad: validates, allocates, and hands ranges of input
+// rows to the TensorFlow-free gather in bilinear_resize_grad.h on TF's thread pool.
+// Each input row is computed by one thread in a fixed order, so the result is
+// bitwise identical for any number of threads.
+#include <cstdint>
+
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/register_types.h"
+#include "tensorflow/core/framework/tensor.h"
+#include "tensorflow/core/util/work_sharder.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace {
+
+using ::tensorflow::DEVICE_CPU;
+using ::tensorflow::OpKernel;
+using ::tensorflow::OpKernelConstruction;
+using ::tensorflow::OpKernelContext;
+using ::tensorflow::Tensor;
+using ::tensorflow::register_kernel::Name;
+
+// Rough cycles per element touched (a multiply-add per contributing output
+// row, two per scattered column), which is what Shard needs to split the rows.
+constexpr int64_t kCyclesPerElement = 4;
+
+template <typename T>
+class MyBilinearGradOp : public OpKernel {
+ public:
+  explicit MyBilinearGradOp(OpKernelConstruction* context) : OpKernel(context) {
+    OP_REQUIRES_OK(context, context->GetAttr("align_corners", &align_corners_));
+    OP_REQUIRES_OK(context,
+                   context->GetAttr("half_pixel_centers", &half_pixel_centers_));
+    OP_REQUIRES_OK(context,
+                   ValidateBilinearAttrs(align_corners_, half_pixel_centers_));
+  }
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& grads = context->input(0);
+    const Tensor& original_image = context->input(1);
+    bilinear::ResizeGeometry geometry;
+    OP_REQUIRES_OK(context,
+                   ValidateResizeGradInputs(grads, original_image, &geometry));
+    geometry.align_corners = align_corners_;
+    geometry.half_pixel_centers = half_pixel_centers_;
+
+    Tensor* images_grad = nullptr;
+    OP_REQUIRES_OK(context, context->allocate_output(0, original_image.shape(),
+                                                     &images_grad));
+    if (images_grad->NumElements() == 0) return;
+
+    using A = bilinear::AccumulatorType<T>;
+    const bilinear::ResizeGradPlan<A> plan =
+        bilinear::MakeResizeGradPlan<A>(geometry);
+    const T* grads_data = grads.flat<T>().data();
+    T* images_grad_data = images_grad->flat<T>().data();
+    // Each input row reads 2 * out_height / in_height output rows on average.
+    const int64_t out_row_size = geometry.out_width * geometry.channels;
+    const int64_t cost_per_row =
+        kCyclesPerElement *
+        ((2 * geometry.out_height / geometry.in_height + 2) * out_row_size +
+         geometry.in_width * geometry.channels);
+    const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
+    tensorflow::Shard(workers.num_threads, workers.workers,
+                      geometry.batch * geometry.in_height, cost_per_row,
+                      [&](int64_t begin_row, int64_t end_row) {
+                        bilinear::ResizeGradRows(plan, grads_data, begin_row,
+                                                 end_row, images_grad_data);
+                      });
+  }
+
+ private:
+  bool align_corners_ = true;
+  bool half_pixel_centers_ = false;
+};
+
+#define REGISTER_MY_BILINEAR_GRAD_CPU(T)                                    \
+  REGISTER_KERNEL_BUILDER(                                                  \
+      Name("MyBilinearGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),     \
+      MyBilinearGradOp<T>);
+
+TF_CALL_half(REGISTER_MY_BILINEAR_GRAD_CPU);
+TF_CALL_bfloat16(REGISTER_MY_BILINEAR_GRAD_CPU);
+TF_CALL_float(REGISTER_MY_BILINEAR_GRAD_CPU);
+TF_CALL_double(REGISTER_MY_BILINEAR_GRAD_CPU);
+
+#undef REGISTER_MY_BILINEAR_GRAD_CPU
+
+}  // namespace
+}  // namespace tensorflow_ops
