@@ -1,7 +1,11 @@
-"""Python API of MyBilinear: loads the op library and wraps its generated ops.
+"""Python API of MyBilinear: loads the op library, wraps its generated ops and
+registers their gradients.
 
 `ops` is the module of generated op functions from `tf.load_op_library`
-(`ops.my_bilinear`, ...); `my_bilinear` is the friendly entry point.
+(`ops.my_bilinear`, `ops.my_bilinear_grad`); `my_bilinear` is the friendly entry
+point. Importing this module registers the gradient of MyBilinear (computed by
+MyBilinearGrad) and of MyBilinearGrad (computed by MyBilinear, since the
+gradient op is linear in `grads`), so second-order gradients work too.
 """
 
 import os
@@ -73,3 +77,25 @@ def my_bilinear(images: tf.Tensor,
             size=_size_as_int32(size),
             align_corners=align_corners,
             half_pixel_centers=half_pixel_centers)
+
+
+def _resize_attrs(op: tf.Operation) -> dict:
+    return dict(align_corners=op.get_attr("align_corners"),
+                half_pixel_centers=op.get_attr("half_pixel_centers"))
+
+
+@tf.RegisterGradient("MyBilinear")
+def _my_bilinear_gradient(op: tf.Operation, grad: tf.Tensor):
+    """d(images) = MyBilinearGrad(grad); `size` gets no gradient."""
+    images_grad = ops.my_bilinear_grad(
+        grads=grad, original_image=op.inputs[0], **_resize_attrs(op))
+    return [images_grad, None]
+
+
+@tf.RegisterGradient("MyBilinearGrad")
+def _my_bilinear_grad_gradient(op: tf.Operation, grad: tf.Tensor):
+    """MyBilinearGrad is linear in `grads`, with MyBilinear as its adjoint;
+    `original_image` contributes only its shape, so it gets no gradient."""
+    grads_size = tf.shape(op.inputs[0])[1:3]
+    grads_grad = ops.my_bilinear(images=grad, size=grads_size, **_resize_attrs(op))
+    return [grads_grad, None]

@@ -1,0 +1,44 @@
+"""Prints a SHA-256 of MyBilinearGrad results computed with a given number of
+intra-op threads. Run as a separate process by my_bilinear_determinism_test.py,
+because TensorFlow fixes its thread count once per process."""
+
+import argparse
+import hashlib
+
+import numpy as np
+import tensorflow as tf
+
+# Large enough that the kernel splits its rows over every thread; one
+# upsampling and one downsampling case, each with odd sizes.
+PROBE_CASES = [((3, 61, 83, 3), (257, 131)), ((2, 190, 170, 5), (47, 61))]
+PROBE_DTYPES = [np.float32, np.float16, np.float64]
+
+
+def gradient_digest() -> str:
+    """Digest of the gradients of every probe case, attr combination and dtype."""
+    from tensorflow_ops.my_bilinear import ops  # pylint: disable=g-import-not-at-top
+    digest = hashlib.sha256()
+    rng = np.random.default_rng(11)
+    for shape, size in PROBE_CASES:
+        grads = rng.uniform(-1, 1, (shape[0], size[0], size[1], shape[3]))
+        for align_corners, half_pixel_centers in ((True, False), (False, False),
+                                                  (False, True)):
+            for dtype in PROBE_DTYPES:
+                result = ops.my_bilinear_grad(
+                    grads=grads.astype(dtype), original_image=np.zeros(shape, dtype),
+                    align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+                digest.update(result.numpy().tobytes())
+    return digest.hexdigest()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--threads", type=int, required=True)
+    args = parser.parse_args()
+    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    print(gradient_digest())
+
+
+if __name__ == "__main__":
+    main()
