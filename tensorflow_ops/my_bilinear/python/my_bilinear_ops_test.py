@@ -59,6 +59,21 @@ class MyBilinearOpsTest(test_util.TestCase, parameterized.TestCase):
             with self.subTest(shape=shape, size=size):
                 self.assertAllClose(ours, theirs, rtol=1e-5, atol=0)
 
+    @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
+    def test_float32_is_bitwise_equal_to_tensorflow(self, align_corners,
+                                                    half_pixel_centers):
+        # Same weights, same operation order, same float precision: the same bits,
+        # also for the 4-lane path that 3-channel float images take.
+        for shape, size in test_cases.ALL_CASES + [((3, 17, 29, 3), (40, 23)),
+                                                   ((1, 29, 17, 3), (8, 5))]:
+            images = test_cases.random_images(shape, np.float32, seed=9)
+            ours = my_bilinear(images, size, align_corners, half_pixel_centers)
+            theirs = tf.raw_ops.ResizeBilinear(
+                images=images, size=size, align_corners=align_corners,
+                half_pixel_centers=half_pixel_centers)
+            with self.subTest(shape=shape, size=size):
+                self.assertEqual(ours.numpy().tobytes(), theirs.numpy().tobytes())
+
     def test_equal_size_with_aligned_corners_is_identity(self):
         images = test_cases.random_images((2, 6, 5, 3), np.float32)
         self.assertAllEqual(my_bilinear(images, (6, 5)), images)

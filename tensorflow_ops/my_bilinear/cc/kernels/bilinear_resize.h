@@ -7,6 +7,7 @@
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_H_
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
@@ -20,16 +21,26 @@ struct ResizePlan {
   ResizeGeometry geometry;
   std::vector<AxisWeight<A>> rows;     // one per output row
   std::vector<AxisWeight<A>> columns;  // one per output column
+  // How many output columns, from the left, may read and write a 3-channel
+  // pixel as 4 values without leaving their row: not the last output column,
+  // and neighbours left of the last input column. A prefix, as `upper` never
+  // decreases.
+  int64_t four_lane_columns = 0;
 };
 
 template <typename A>
 ResizePlan<A> MakeResizePlan(const ResizeGeometry& geometry) {
-  return ResizePlan<A>{
+  ResizePlan<A> plan{
       geometry,
       ComputeAxisWeights<A>(geometry.in_height, geometry.out_height,
                             geometry.align_corners, geometry.half_pixel_centers),
       ComputeAxisWeights<A>(geometry.in_width, geometry.out_width,
                             geometry.align_corners, geometry.half_pixel_centers)};
+  while (plan.four_lane_columns < geometry.out_width - 1 &&
+         plan.columns[plan.four_lane_columns].upper < geometry.in_width - 1) {
+    ++plan.four_lane_columns;
+  }
+  return plan;
 }
 
 // One output row. kChannels > 0 fixes the channel count at compile time so the
@@ -57,6 +68,47 @@ void ResizeOneRow(const T* __restrict__ top, const T* __restrict__ bottom,
   }
 }
 
+// One output row of 3-channel float pixels, each handled as one 4-lane vector
+// whose 4th lane is ignored: a vector operation per lerp instead of three
+// scalar ones. The lanes evaluate exactly the scalar formulas, so the result
+// is bitwise that of ResizeOneRow<3>. The 4th lane reads the next input pixel
+// and writes the next output pixel (which is written again after it); see
+// ResizePlan::four_lane_columns for why this stays inside the row.
+inline void ResizeThreeChannelFloatRow(const float* __restrict__ top,
+                                       const float* __restrict__ bottom,
+                                       float y_lerp,
+                                       const AxisWeight<float>* __restrict__ columns,
+                                       int64_t out_width, int64_t four_lane_columns,
+                                       float* __restrict__ out) {
+#if defined(__GNUC__)
+  typedef float Float4 __attribute__((vector_size(16)));
+  auto load = [](const float* source) {
+    Float4 value;
+    __builtin_memcpy(&value, source, sizeof(value));
+    return value;
+  };
+  const Float4 y_lerp4 = {y_lerp, y_lerp, y_lerp, y_lerp};
+  for (int64_t x = 0; x < four_lane_columns; ++x) {
+    const int64_t left = columns[x].lower * 3;
+    const int64_t right = columns[x].upper * 3;
+    const float x_lerp = columns[x].lerp;
+    const Float4 x_lerp4 = {x_lerp, x_lerp, x_lerp, x_lerp};
+    const Float4 top_left = load(top + left);
+    const Float4 top_right = load(top + right);
+    const Float4 bottom_left = load(bottom + left);
+    const Float4 bottom_right = load(bottom + right);
+    const Float4 top_value = top_left + (top_right - top_left) * x_lerp4;
+    const Float4 bottom_value = bottom_left + (bottom_right - bottom_left) * x_lerp4;
+    const Float4 value = top_value + (bottom_value - top_value) * y_lerp4;
+    __builtin_memcpy(out + x * 3, &value, sizeof(value));
+  }
+#else
+  four_lane_columns = 0;
+#endif
+  ResizeOneRow<3>(top, bottom, y_lerp, columns + four_lane_columns,
+                  out_width - four_lane_columns, 3, out + four_lane_columns * 3);
+}
+
 // Writes output rows [begin_row, end_row), where row r is image r / out_height,
 // row r % out_height. `images` and `output` are dense NHWC buffers.
 template <typename T, typename A>
@@ -78,7 +130,12 @@ void ResizeRows(const ResizePlan<A>& plan, const T* images, int64_t begin_row,
         ResizeOneRow<1>(top, bottom, y.lerp, columns, g.out_width, 1, out);
         break;
       case 3:
-        ResizeOneRow<3>(top, bottom, y.lerp, columns, g.out_width, 3, out);
+        if constexpr (std::is_same<T, float>::value) {
+          ResizeThreeChannelFloatRow(top, bottom, y.lerp, columns, g.out_width,
+                                     plan.four_lane_columns, out);
+        } else {
+          ResizeOneRow<3>(top, bottom, y.lerp, columns, g.out_width, 3, out);
+        }
         break;
       case 4:
         ResizeOneRow<4>(top, bottom, y.lerp, columns, g.out_width, 4, out);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
@@ -71,29 +72,56 @@ ResizeGradPlan<A> MakeResizeGradPlan(const ResizeGeometry& geometry) {
   return plan;
 }
 
-// Adds the horizontal adjoint of one row of vertically combined gradients
-// (`combined`, out_width x channels) into `row_grad` (in_width x channels).
-template <int kChannels, typename A>
-void ScatterColumns(const A* __restrict__ combined,
+// Adds `weight` times the horizontal adjoint of one row of output gradients
+// (`source`, out_width x channels) into `row_grad` (in_width x channels). The
+// left and right neighbours get separate loops, which keeps each loop free of
+// possible aliasing so the compiler can vectorize it over channels.
+template <int kChannels, typename S, typename A>
+void ScatterColumns(const S* __restrict__ source, A weight,
                     const AxisWeight<A>* __restrict__ columns, int64_t out_width,
                     int64_t channels, A* __restrict__ row_grad) {
   const int64_t c_count = kChannels > 0 ? kChannels : channels;
   for (int64_t x = 0; x < out_width; ++x) {
-    const A* g = combined + x * c_count;
-    A* left = row_grad + columns[x].lower * c_count;
+    const S* __restrict__ g = source + x * c_count;
+    A* __restrict__ left = row_grad + columns[x].lower * c_count;
     if (columns[x].upper == columns[x].lower) {
-      for (int64_t c = 0; c < c_count; ++c) left[c] += g[c];
+      // The forward pass returns that column unchanged: weight exactly 1.
+      for (int64_t c = 0; c < c_count; ++c) left[c] += weight * static_cast<A>(g[c]);
       continue;
     }
-    A* right = row_grad + columns[x].upper * c_count;
-    const A x_lerp = columns[x].lerp;
-    const A inverse_x_lerp = A(1) - x_lerp;
+    const A left_weight = weight * (A(1) - columns[x].lerp);
+    const A right_weight = weight * columns[x].lerp;
+    A* __restrict__ right = row_grad + columns[x].upper * c_count;
     for (int64_t c = 0; c < c_count; ++c) {
-      left[c] += inverse_x_lerp * g[c];
-      right[c] += x_lerp * g[c];
+      const A value = static_cast<A>(g[c]);
+      left[c] += left_weight * value;
+      right[c] += right_weight * value;
     }
   }
 }
+
+template <typename S, typename A>
+void ScatterColumnsAnyChannels(const S* source, A weight,
+                               const AxisWeight<A>* columns, int64_t out_width,
+                               int64_t channels, A* row_grad) {
+  switch (channels) {
+    case 1:
+      return ScatterColumns<1>(source, weight, columns, out_width, 1, row_grad);
+    case 3:
+      return ScatterColumns<3>(source, weight, columns, out_width, 3, row_grad);
+    case 4:
+      return ScatterColumns<4>(source, weight, columns, out_width, 4, row_grad);
+    default:
+      return ScatterColumns<0>(source, weight, columns, out_width, channels,
+                               row_grad);
+  }
+}
+
+// Up to this many output rows per input row, each is scattered on its own;
+// beyond it, they are first summed vertically (one multiply-add per element)
+// and the sum is scattered once. The choice depends only on the geometry, so
+// it never changes the bits between runs or thread counts.
+constexpr int64_t kMaxRowsScatteredSeparately = 1;
 
 // Writes input-gradient rows [begin_row, end_row), where row r is image
 // r / in_height, row r % in_height. `grads` is [batch, out_h, out_w, c] and
@@ -104,47 +132,47 @@ void ResizeGradRows(const ResizeGradPlan<A>& plan, const T* grads,
   const ResizeGeometry& g = plan.geometry;
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t in_row_size = g.in_width * g.channels;
-  std::vector<A> combined(out_row_size);
-  std::vector<A> row_grad(in_row_size);
+  std::vector<A> combined;
+  // Where T is the accumulator type, rows are accumulated in the output itself.
+  constexpr bool kAccumulateInOutput = std::is_same<T, A>::value;
+  std::vector<A> row_buffer(kAccumulateInOutput ? 0 : in_row_size);
   for (int64_t row = begin_row; row < end_row; ++row) {
     const int64_t b = row / g.in_height;
     const int64_t in_y = row % g.in_height;
     T* out = images_grad + row * in_row_size;
-    const int64_t first = plan.row_begin[in_y];
-    const int64_t last = plan.row_begin[in_y + 1];
-    if (first == last) {  // no output row reads this input row
-      std::fill(out, out + in_row_size, static_cast<T>(0));
-      continue;
-    }
-    // Vertical adjoint: the weighted sum of the output rows that read this row.
-    std::fill(combined.begin(), combined.end(), A(0));
-    for (int64_t e = first; e < last; ++e) {
-      const RowContribution<A>& entry = plan.row_entries[e];
-      const T* __restrict__ source =
-          grads + (b * g.out_height + entry.out_row) * out_row_size;
-      A* __restrict__ target = combined.data();
-      for (int64_t i = 0; i < out_row_size; ++i) {
-        target[i] += entry.weight * static_cast<A>(source[i]);
+    A* row_grad = kAccumulateInOutput ? reinterpret_cast<A*>(out) : row_buffer.data();
+    std::fill(row_grad, row_grad + in_row_size, A(0));
+    const RowContribution<A>* first = plan.row_entries.data() + plan.row_begin[in_y];
+    const RowContribution<A>* last = plan.row_entries.data() + plan.row_begin[in_y + 1];
+    auto output_row = [&](const RowContribution<A>& entry) {
+      return grads + (b * g.out_height + entry.out_row) * out_row_size;
+    };
+    if (last - first <= kMaxRowsScatteredSeparately) {
+      for (const RowContribution<A>* entry = first; entry != last; ++entry) {
+        ScatterColumnsAnyChannels(output_row(*entry), entry->weight,
+                                  plan.columns.data(), g.out_width, g.channels,
+                                  row_grad);
       }
+    } else {
+      // Vertical adjoint first: the weighted sum of the output rows, in order.
+      combined.resize(out_row_size);
+      A* __restrict__ sum = combined.data();
+      const T* __restrict__ source = output_row(*first);
+      for (int64_t i = 0; i < out_row_size; ++i) {
+        sum[i] = first->weight * static_cast<A>(source[i]);
+      }
+      for (const RowContribution<A>* entry = first + 1; entry != last; ++entry) {
+        source = output_row(*entry);
+        for (int64_t i = 0; i < out_row_size; ++i) {
+          sum[i] += entry->weight * static_cast<A>(source[i]);
+        }
+      }
+      ScatterColumnsAnyChannels(combined.data(), A(1), plan.columns.data(),
+                                g.out_width, g.channels, row_grad);
     }
-    // Horizontal adjoint.
-    std::fill(row_grad.begin(), row_grad.end(), A(0));
-    const AxisWeight<A>* columns = plan.columns.data();
-    switch (g.channels) {
-      case 1:
-        ScatterColumns<1>(combined.data(), columns, g.out_width, 1, row_grad.data());
-        break;
-      case 3:
-        ScatterColumns<3>(combined.data(), columns, g.out_width, 3, row_grad.data());
-        break;
-      case 4:
-        ScatterColumns<4>(combined.data(), columns, g.out_width, 4, row_grad.data());
-        break;
-      default:
-        ScatterColumns<0>(combined.data(), columns, g.out_width, g.channels,
-                          row_grad.data());
+    if constexpr (!kAccumulateInOutput) {
+      for (int64_t i = 0; i < in_row_size; ++i) out[i] = static_cast<T>(row_grad[i]);
     }
-    for (int64_t i = 0; i < in_row_size; ++i) out[i] = static_cast<T>(row_grad[i]);
   }
 }
 
