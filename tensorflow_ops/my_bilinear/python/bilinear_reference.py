@@ -6,7 +6,7 @@ floor(src) and floor(src) + 1 along each axis, each clamped to the image.
 """
 
 import math
-from typing import List, Tuple
+from typing import Iterator, List, Tuple
 
 import numpy as np
 
@@ -40,37 +40,45 @@ def axis_samples(in_size: int, out_size: int, align_corners: bool,
     return samples
 
 
+# (input row, input column, weight) of one of the four input pixels an output
+# pixel blends.
+Tap = Tuple[int, int, float]
+
+
+def pixel_taps(in_height: int, in_width: int, out_height: int, out_width: int,
+               align_corners: bool, half_pixel_centers: bool
+               ) -> Iterator[Tuple[int, int, List[Tap]]]:
+    """Yields (output row, output column, its four taps) for every output pixel."""
+    rows = axis_samples(in_height, out_height, align_corners, half_pixel_centers)
+    cols = axis_samples(in_width, out_width, align_corners, half_pixel_centers)
+    for y, (top, bottom, wy) in enumerate(rows):
+        for x, (left, right, wx) in enumerate(cols):
+            yield y, x, [(top, left, (1 - wy) * (1 - wx)), (top, right, (1 - wy) * wx),
+                         (bottom, left, wy * (1 - wx)), (bottom, right, wy * wx)]
+
+
 def resize_bilinear(images: np.ndarray, out_height: int, out_width: int,
                     align_corners: bool, half_pixel_centers: bool) -> np.ndarray:
     """Resizes NHWC `images` to [out_height, out_width], in float64."""
     images = np.asarray(images, dtype=np.float64)
     batch, in_height, in_width, channels = images.shape
-    rows = axis_samples(in_height, out_height, align_corners, half_pixel_centers)
-    cols = axis_samples(in_width, out_width, align_corners, half_pixel_centers)
     output = np.zeros((batch, out_height, out_width, channels), dtype=np.float64)
-    for y, (top, bottom, wy) in enumerate(rows):
-        for x, (left, right, wx) in enumerate(cols):
-            output[:, y, x, :] = (
-                (1 - wy) * (1 - wx) * images[:, top, left, :] +
-                (1 - wy) * wx * images[:, top, right, :] +
-                wy * (1 - wx) * images[:, bottom, left, :] +
-                wy * wx * images[:, bottom, right, :])
+    for y, x, taps in pixel_taps(in_height, in_width, out_height, out_width,
+                                 align_corners, half_pixel_centers):
+        for in_y, in_x, weight in taps:
+            output[:, y, x, :] += weight * images[:, in_y, in_x, :]
     return output
 
 
 def resize_bilinear_grad(grads: np.ndarray, in_height: int, in_width: int,
                          align_corners: bool, half_pixel_centers: bool) -> np.ndarray:
-    """Gradient of `resize_bilinear` w.r.t. its images, given output gradients."""
+    """Gradient of `resize_bilinear` w.r.t. its images, given output gradients:
+    each output gradient flows back to its four taps, times their weights."""
     grads = np.asarray(grads, dtype=np.float64)
     batch, out_height, out_width, channels = grads.shape
-    rows = axis_samples(in_height, out_height, align_corners, half_pixel_centers)
-    cols = axis_samples(in_width, out_width, align_corners, half_pixel_centers)
     images_grad = np.zeros((batch, in_height, in_width, channels), dtype=np.float64)
-    for y, (top, bottom, wy) in enumerate(rows):
-        for x, (left, right, wx) in enumerate(cols):
-            g = grads[:, y, x, :]
-            images_grad[:, top, left, :] += (1 - wy) * (1 - wx) * g
-            images_grad[:, top, right, :] += (1 - wy) * wx * g
-            images_grad[:, bottom, left, :] += wy * (1 - wx) * g
-            images_grad[:, bottom, right, :] += wy * wx * g
+    for y, x, taps in pixel_taps(in_height, in_width, out_height, out_width,
+                                 align_corners, half_pixel_centers):
+        for in_y, in_x, weight in taps:
+            images_grad[:, in_y, in_x, :] += weight * grads[:, y, x, :]
     return images_grad

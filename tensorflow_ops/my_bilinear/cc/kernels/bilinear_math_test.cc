@@ -98,40 +98,50 @@ std::vector<double> NaiveResize(const ResizeGeometry& g, const std::vector<doubl
   return out;
 }
 
+// Runs `rows_fn(input, begin_row, end_row, output)` over all `rows`, in one call
+// or one row at a time from the last, reading a copy of `input` between NaN
+// guards and writing between canaries; returns the output.
+template <typename T, typename RowsFn>
+std::vector<T> RunGuarded(const ResizeGeometry& g, const char* name,
+                          const std::vector<T>& input, int64_t output_size,
+                          int64_t rows, bool row_by_row_reversed, RowsFn rows_fn) {
+  GuardedBuffer<T> guarded_input(input.size(), std::nan(""));
+  std::copy(input.begin(), input.end(), guarded_input.begin());
+  GuardedBuffer<T> output(output_size, T(-7));
+  if (row_by_row_reversed) {
+    for (int64_t r = rows - 1; r >= 0; --r) {
+      rows_fn(guarded_input.begin(), r, r + 1, output.begin());
+    }
+  } else {
+    rows_fn(guarded_input.begin(), 0, rows, output.begin());
+  }
+  if (!output.GuardsIntact()) Fail(g, name, 0);
+  return std::vector<T>(output.begin(), output.begin() + output.size());
+}
+
 template <typename T>
 std::vector<T> RunResize(const ResizeGeometry& g, const std::vector<T>& x,
                          bool row_by_row_reversed) {
-  using A = AccumulatorType<T>;
-  const ResizePlan<A> plan = MakeResizePlan<A>(g);
-  GuardedBuffer<T> input(x.size(), std::nan(""));
-  std::copy(x.begin(), x.end(), input.begin());
-  GuardedBuffer<T> output(g.batch * g.out_height * g.out_width * g.channels, T(-7));
-  const int64_t rows = g.batch * g.out_height;
-  if (row_by_row_reversed) {
-    for (int64_t r = rows - 1; r >= 0; --r) ResizeRows(plan, input.begin(), r, r + 1, output.begin());
-  } else {
-    ResizeRows(plan, input.begin(), 0, rows, output.begin());
-  }
-  if (!output.GuardsIntact()) Fail(g, "resize wrote out of bounds", 0);
-  return std::vector<T>(output.begin(), output.begin() + output.size());
+  const ResizePlan<AccumulatorType<T>> plan = MakeResizePlan<AccumulatorType<T>>(g);
+  return RunGuarded(g, "resize wrote out of bounds", x,
+                    g.batch * g.out_height * g.out_width * g.channels,
+                    g.batch * g.out_height, row_by_row_reversed,
+                    [&](const T* in, int64_t begin, int64_t end, T* out) {
+                      ResizeRows(plan, in, begin, end, out);
+                    });
 }
 
 template <typename T>
 std::vector<T> RunResizeGrad(const ResizeGeometry& g, const std::vector<T>& grads,
                              bool row_by_row_reversed) {
-  using A = AccumulatorType<T>;
-  const ResizeGradPlan<A> plan = MakeResizeGradPlan<A>(g);
-  GuardedBuffer<T> input(grads.size(), std::nan(""));
-  std::copy(grads.begin(), grads.end(), input.begin());
-  GuardedBuffer<T> output(g.batch * g.in_height * g.in_width * g.channels, T(-7));
-  const int64_t rows = g.batch * g.in_height;
-  if (row_by_row_reversed) {
-    for (int64_t r = rows - 1; r >= 0; --r) ResizeGradRows(plan, input.begin(), r, r + 1, output.begin());
-  } else {
-    ResizeGradRows(plan, input.begin(), 0, rows, output.begin());
-  }
-  if (!output.GuardsIntact()) Fail(g, "gradient wrote out of bounds", 0);
-  return std::vector<T>(output.begin(), output.begin() + output.size());
+  const ResizeGradPlan<AccumulatorType<T>> plan =
+      MakeResizeGradPlan<AccumulatorType<T>>(g);
+  return RunGuarded(g, "gradient wrote out of bounds", grads,
+                    g.batch * g.in_height * g.in_width * g.channels,
+                    g.batch * g.in_height, row_by_row_reversed,
+                    [&](const T* in, int64_t begin, int64_t end, T* out) {
+                      ResizeGradRows(plan, in, begin, end, out);
+                    });
 }
 
 template <typename T>

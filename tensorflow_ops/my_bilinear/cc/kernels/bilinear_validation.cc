@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/util/overflow.h"
@@ -44,6 +45,22 @@ absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers) 
         "align_corners=true");
   }
   return absl::OkStatus();
+}
+
+BilinearOpKernel::BilinearOpKernel(tensorflow::OpKernelConstruction* context)
+    : OpKernel(context) {
+  OP_REQUIRES_OK(context, context->GetAttr("align_corners", &align_corners_));
+  OP_REQUIRES_OK(context,
+                 context->GetAttr("half_pixel_centers", &half_pixel_centers_));
+  OP_REQUIRES_OK(context,
+                 ValidateBilinearAttrs(align_corners_, half_pixel_centers_));
+}
+
+bilinear::ResizeGeometry BilinearOpKernel::AttrGeometry() const {
+  bilinear::ResizeGeometry geometry;
+  geometry.align_corners = align_corners_;
+  geometry.half_pixel_centers = half_pixel_centers_;
+  return geometry;
 }
 
 absl::Status ValidateResizeInputs(const Tensor& images, const Tensor& size,

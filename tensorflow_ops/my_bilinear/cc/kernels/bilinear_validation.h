@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
@@ -16,6 +17,20 @@ namespace tensorflow_ops {
 
 // half_pixel_centers is defined only for align_corners=false.
 absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers);
+
+// Base of the MyBilinear and MyBilinearGrad kernels: reads and checks their
+// shared attrs once, when the kernel is created.
+class BilinearOpKernel : public tensorflow::OpKernel {
+ protected:
+  explicit BilinearOpKernel(tensorflow::OpKernelConstruction* context);
+
+  // The attrs, in the geometry every Compute call starts from.
+  bilinear::ResizeGeometry AttrGeometry() const;
+
+ private:
+  bool align_corners_ = true;
+  bool half_pixel_centers_ = false;
+};
 
 // MyBilinear: `images` [batch, height, width, channels] with positive height,
 // width and channels; `size` [2] with positive values; an output of at most

@@ -16,7 +16,6 @@ namespace tensorflow_ops {
 namespace {
 
 using ::tensorflow::DEVICE_CPU;
-using ::tensorflow::OpKernel;
 using ::tensorflow::OpKernelConstruction;
 using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
@@ -27,24 +26,17 @@ using ::tensorflow::register_kernel::Name;
 constexpr int64_t kCyclesPerElement = 4;
 
 template <typename T>
-class MyBilinearGradOp : public OpKernel {
+class MyBilinearGradOp : public BilinearOpKernel {
  public:
-  explicit MyBilinearGradOp(OpKernelConstruction* context) : OpKernel(context) {
-    OP_REQUIRES_OK(context, context->GetAttr("align_corners", &align_corners_));
-    OP_REQUIRES_OK(context,
-                   context->GetAttr("half_pixel_centers", &half_pixel_centers_));
-    OP_REQUIRES_OK(context,
-                   ValidateBilinearAttrs(align_corners_, half_pixel_centers_));
-  }
+  explicit MyBilinearGradOp(OpKernelConstruction* context)
+      : BilinearOpKernel(context) {}
 
   void Compute(OpKernelContext* context) override {
     const Tensor& grads = context->input(0);
     const Tensor& original_image = context->input(1);
-    bilinear::ResizeGeometry geometry;
+    bilinear::ResizeGeometry geometry = AttrGeometry();
     OP_REQUIRES_OK(context,
                    ValidateResizeGradInputs(grads, original_image, &geometry));
-    geometry.align_corners = align_corners_;
-    geometry.half_pixel_centers = half_pixel_centers_;
 
     Tensor* images_grad = nullptr;
     OP_REQUIRES_OK(context, context->allocate_output(0, original_image.shape(),
@@ -70,10 +62,6 @@ class MyBilinearGradOp : public OpKernel {
                                                  end_row, images_grad_data);
                       });
   }
-
- private:
-  bool align_corners_ = true;
-  bool half_pixel_centers_ = false;
 };
 
 #define REGISTER_MY_BILINEAR_GRAD_CPU(T)                                    \

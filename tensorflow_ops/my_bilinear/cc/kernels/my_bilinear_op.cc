@@ -15,7 +15,6 @@ namespace tensorflow_ops {
 namespace {
 
 using ::tensorflow::DEVICE_CPU;
-using ::tensorflow::OpKernel;
 using ::tensorflow::OpKernelConstruction;
 using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
@@ -27,23 +26,16 @@ using ::tensorflow::register_kernel::Name;
 constexpr int64_t kCyclesPerOutputElement = 12;
 
 template <typename T>
-class MyBilinearOp : public OpKernel {
+class MyBilinearOp : public BilinearOpKernel {
  public:
-  explicit MyBilinearOp(OpKernelConstruction* context) : OpKernel(context) {
-    OP_REQUIRES_OK(context, context->GetAttr("align_corners", &align_corners_));
-    OP_REQUIRES_OK(context,
-                   context->GetAttr("half_pixel_centers", &half_pixel_centers_));
-    OP_REQUIRES_OK(context,
-                   ValidateBilinearAttrs(align_corners_, half_pixel_centers_));
-  }
+  explicit MyBilinearOp(OpKernelConstruction* context)
+      : BilinearOpKernel(context) {}
 
   void Compute(OpKernelContext* context) override {
     const Tensor& images = context->input(0);
-    bilinear::ResizeGeometry geometry;
+    bilinear::ResizeGeometry geometry = AttrGeometry();
     OP_REQUIRES_OK(context, ValidateResizeInputs(images, context->input(1),
                                                  sizeof(T), &geometry));
-    geometry.align_corners = align_corners_;
-    geometry.half_pixel_centers = half_pixel_centers_;
 
     TensorShape output_shape;
     OP_REQUIRES_OK(context, TensorShape::BuildTensorShape(
@@ -67,10 +59,6 @@ class MyBilinearOp : public OpKernel {
           bilinear::ResizeRows(plan, input_data, begin_row, end_row, output_data);
         });
   }
-
- private:
-  bool align_corners_ = true;
-  bool half_pixel_centers_ = false;
 };
 
 #define REGISTER_MY_BILINEAR_CPU(T)                                         \
