@@ -160,9 +160,13 @@ def main() -> None:
                         "no .venv is created")
     args = parser.parse_args()
 
-    python = os.path.abspath(args.python) if args.python else ensure_venv()
-    if args.python and not os.access(python, os.X_OK):
-        fail(f"--python {args.python} is not an executable")
+    if args.python:
+        # Not realpath: a virtual environment's python is a link that must stay one.
+        python = os.path.abspath(shutil.which(args.python) or args.python)
+        if not os.access(python, os.X_OK):
+            fail(f"--python {args.python} is not an executable")
+    else:
+        python = ensure_venv()
     tensorflow = describe_tensorflow(python)
     bazel = ensure_bazel()
     nvcc = find_nvcc()

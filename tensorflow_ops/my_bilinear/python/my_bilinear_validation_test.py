@@ -70,6 +70,13 @@ class MyBilinearValidationTest(test_util.TestCase, parameterized.TestCase):
             resize(np.zeros(shape, np.float32), np.array(size, np.int32))
         self._assert_process_still_works()
 
+    def test_unallocatable_output_is_an_error_not_a_crash(self):
+        # 2^62 bytes fit in 64 bits, so validation passes and allocation fails.
+        with self.assertRaises(tf.errors.ResourceExhaustedError):
+            ops.my_bilinear(images=np.zeros((1, 2, 2, 1), np.float32),
+                            size=np.array([_INT32_MAX, 2**29], np.int32))
+        self._assert_process_still_works()
+
     def test_wrapper_passes_bad_size_to_the_kernel(self):
         with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
                                     r"size must be positive, got \[0, 4\]"):
