@@ -91,8 +91,10 @@ REGISTER_OP("MyBilinearGrad")
     .Attr("half_pixel_centers: bool = false")
     .SetShapeFn(MyBilinearGradShape)
     .Doc(R"doc(
-The gradient of MyBilinear with respect to its images: the exact adjoint of the
-resize, computed deterministically (bitwise equal for any number of threads).
+Computes the gradient of MyBilinear with respect to its images.
+
+It is the exact adjoint of the resize, computed deterministically: the result
+is bitwise the same for any number of threads.
 
 grads: 4-D [batch, out_height, out_width, channels], the gradient of the loss
   with respect to MyBilinear's output.
@@ -100,8 +102,9 @@ original_image: 4-D [batch, height, width, channels], MyBilinear's input; only
   its shape is used. Batch and channels must equal those of grads.
 images_grad: the gradient with respect to MyBilinear's images, with the shape
   of original_image. half and bfloat16 are accumulated in float.
-align_corners: as for MyBilinear.
-half_pixel_centers: as for MyBilinear.
+align_corners: The align_corners of the MyBilinear being differentiated.
+half_pixel_centers: The half_pixel_centers of the MyBilinear being
+  differentiated.
 )doc");
 
 }  // namespace tensorflow_ops
