@@ -36,8 +36,6 @@ absl::Status ValidateImageShape(std::string_view name, const TensorShape& shape)
   return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers) {
   if (half_pixel_centers && align_corners) {
     return absl::InvalidArgumentError(
@@ -46,6 +44,8 @@ absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers) 
   }
   return absl::OkStatus();
 }
+
+}  // namespace
 
 BilinearOpKernel::BilinearOpKernel(tensorflow::OpKernelConstruction* context)
     : OpKernel(context) {

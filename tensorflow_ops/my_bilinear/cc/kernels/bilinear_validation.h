@@ -15,11 +15,9 @@
 
 namespace tensorflow_ops {
 
-// half_pixel_centers is defined only for align_corners=false.
-absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers);
-
 // Base of the MyBilinear and MyBilinearGrad kernels: reads and checks their
-// shared attrs once, when the kernel is created.
+// shared attrs once, when the kernel is created (half_pixel_centers is defined
+// only for align_corners=false).
 class BilinearOpKernel : public tensorflow::OpKernel {
  protected:
   explicit BilinearOpKernel(tensorflow::OpKernelConstruction* context);
