@@ -17,11 +17,40 @@ _TF_DEPS = [
     "@local_config_tf//:libtensorflow_framework",
 ]
 
+# Flags for code that must compute exactly what TensorFlow's kernels compute.
+# GCC's default for C++ (-ffp-contract=fast) fuses `a + (b - a) * t` into one
+# multiply-add wherever FMA instructions are enabled (-mfma, -march=native, a
+# target("avx2,fma") function, any aarch64 build), which rounds once instead of
+# twice and so changes the results.
+_TF_MATH_COPTS = ["-ffp-contract=off"]
+
 def _tf_copts():
     # A later -std wins over Bazel's default -std=c++0x.
     # -O3 (over -c opt's -O2) lets GCC vectorize loops whose trip count is known
     # only at run time, such as the channel loops of the kernels.
-    return TF_DEFINES + ["-std=" + TF_CXX_STANDARD, "-O3", "-fvisibility-inlines-hidden"]
+    return TF_DEFINES + ["-std=" + TF_CXX_STANDARD, "-O3", "-fvisibility-inlines-hidden"] + _TF_MATH_COPTS
+
+def tf_cc_test(name, srcs, deps = [], data = [], extra_copts = [], linkopts = [], **kwargs):
+    """A C++ test compiled with the op libraries' flags.
+
+    Args:
+      name: the test's name.
+      srcs: its sources.
+      deps: cc_library targets it uses (for example TensorFlow-free math headers).
+      data: files it reads at run time.
+      extra_copts: compiler flags added after the shared ones.
+      linkopts: extra linker flags.
+      **kwargs: passed to cc_test (size, tags, ...).
+    """
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        deps = deps,
+        data = data,
+        copts = _tf_copts() + extra_copts,
+        linkopts = linkopts + ["-lm"],
+        **kwargs
+    )
 
 def tf_gpu_kernel_library(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
     """A library of GPU kernels (`*.cu.cc`), linked into a tf_custom_op_library.
