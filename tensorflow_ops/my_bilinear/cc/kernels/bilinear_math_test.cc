@@ -8,10 +8,12 @@
 //  - nothing is read or written out of bounds: inputs sit between NaN guards
 //    (a stray read turns an output into NaN, even with weight 0) and outputs
 //    between canaries that must survive.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -122,25 +124,22 @@ std::vector<T> RunGuarded(const ResizeGeometry& g, const char* name,
 template <typename T>
 std::vector<T> RunResize(const ResizeGeometry& g, const std::vector<T>& x,
                          bool row_by_row_reversed) {
-  const ResizePlan<AccumulatorType<T>> plan = MakeResizePlan<AccumulatorType<T>>(g);
   return RunGuarded(g, "resize wrote out of bounds", x,
                     g.batch * g.out_height * g.out_width * g.channels,
                     g.batch * g.out_height, row_by_row_reversed,
                     [&](const T* in, int64_t begin, int64_t end, T* out) {
-                      ResizeRows(plan, in, begin, end, out);
+                      ResizeRows(g, in, begin, end, out);
                     });
 }
 
 template <typename T>
 std::vector<T> RunResizeGrad(const ResizeGeometry& g, const std::vector<T>& grads,
                              bool row_by_row_reversed) {
-  const ResizeGradPlan<AccumulatorType<T>> plan =
-      MakeResizeGradPlan<AccumulatorType<T>>(g);
   return RunGuarded(g, "gradient wrote out of bounds", grads,
                     g.batch * g.in_height * g.in_width * g.channels,
                     g.batch * g.in_height, row_by_row_reversed,
                     [&](const T* in, int64_t begin, int64_t end, T* out) {
-                      ResizeGradRows(plan, in, begin, end, out);
+                      ResizeGradRows(g, in, begin, end, out, out);
                     });
 }
 
@@ -214,6 +213,88 @@ void CheckGeometry(const ResizeGeometry& g, double tolerance, std::mt19937* rng)
   if (!(grad_error <= grad_tolerance)) Fail(g, "gradient vs naive", grad_error);
 }
 
+
+// Equal sizes copy: Inf, -0 and denormals survive, forward and gradient, in
+// every attr mode (interpolating with weight 0 would give NaN, +0 and 0).
+void CheckIdentityIsExact() {
+  const float denormal = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> values = {INFINITY, -0.0f, denormal, 1.0f,
+                                     -INFINITY, 3.5f};
+  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
+  for (const auto& attr : attrs) {
+    ResizeGeometry g;
+    g.batch = 1;
+    g.in_height = g.out_height = 2;
+    g.in_width = g.out_width = 3;
+    g.channels = 1;
+    g.align_corners = attr[0];
+    g.half_pixel_centers = attr[1];
+    for (const bool gradient : {false, true}) {
+      const std::vector<float> result = gradient ? RunResizeGrad(g, values, false)
+                                                 : RunResize(g, values, false);
+      if (std::memcmp(result.data(), values.data(), values.size() * sizeof(float))) {
+        Fail(g, gradient ? "identity gradient is not a copy" : "identity is not a copy",
+             0);
+      }
+    }
+  }
+}
+
+// Integer images are read directly into a float result, equal to resizing
+// the same values held as float.
+void CheckIntegerImages() {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255);
+  ResizeGeometry g;
+  g.batch = 2;
+  g.in_height = 5;
+  g.in_width = 7;
+  g.out_height = 9;
+  g.out_width = 4;
+  g.channels = 3;
+  g.align_corners = false;
+  g.half_pixel_centers = true;
+  const int64_t in_size = g.batch * g.in_height * g.in_width * g.channels;
+  const int64_t out_size = g.batch * g.out_height * g.out_width * g.channels;
+  std::vector<uint8_t> bytes(in_size);
+  for (uint8_t& v : bytes) v = static_cast<uint8_t>(byte(rng));
+  const std::vector<float> as_float(bytes.begin(), bytes.end());
+  std::vector<float> from_bytes(out_size), from_floats(out_size);
+  ResizeRows(g, bytes.data(), 0, g.batch * g.out_height, from_bytes.data());
+  ResizeRows(g, as_float.data(), 0, g.batch * g.out_height, from_floats.data());
+  if (from_bytes != from_floats) Fail(g, "uint8 images differ from float ones", 0);
+}
+
+// Geometries past one block of columns and one tile of channels.
+void CheckLargeTiles() {
+  std::mt19937 rng(11);
+  const int64_t shapes[][5] = {
+      // in_h, in_w, out_h, out_w, channels
+      {3, 600, 5, 1100, 1},   // three column blocks, widening
+      {4, 1300, 2, 700, 3},   // two blocks, narrowing, 4 lanes across blocks
+      {5, 300, 3, 290, 17},   // 120-column tiles
+      {2, 3, 3, 2, 2100},     // channels past one tile
+      {7, 2, 2, 5, 1030},     // tiles of one column
+  };
+  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
+  for (const auto& s : shapes)
+    for (const auto& attr : attrs) {
+      ResizeGeometry g;
+      g.batch = 1;
+      g.in_height = s[0];
+      g.in_width = s[1];
+      g.out_height = s[2];
+      g.out_width = s[3];
+      g.channels = s[4];
+      g.align_corners = attr[0];
+      g.half_pixel_centers = attr[1];
+      CheckGeometry<double>(g, 1e-12, &rng);
+      // float coordinates are off by up to about size * 2^-24 pixels.
+      const double size = std::max({g.in_height, g.in_width, g.out_height, g.out_width});
+      CheckGeometry<float>(g, 2e-5 + 4e-7 * size, &rng);
+    }
+}
+
 void CheckAll() {
   std::mt19937 rng(20261129);
   const int64_t sizes[] = {1, 2, 3, 5, 8, 13};
@@ -241,6 +322,9 @@ void CheckAll() {
             }
   std::printf("checked %lld geometries in float and double\n",
               static_cast<long long>(geometries));
+  CheckIdentityIsExact();
+  CheckIntegerImages();
+  CheckLargeTiles();
 }
 
 }  // namespace

@@ -1,56 +1,35 @@
 // Bilinear resize of NHWC images, one range of output rows at a time.
 //
-// TensorFlow-free. A caller builds a ResizePlan once per call and hands disjoint
-// row ranges to as many threads as it likes: every output row is written by
-// exactly one call and reads only the input, so any split gives the same bits.
+// TensorFlow-free. Every output row is written by exactly one call and reads
+// only the input, so a caller may hand disjoint row ranges to as many threads
+// as it likes and any split gives the same bits. Nothing is allocated: the
+// column weights are computed per block of columns into a fixed buffer.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
-#include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 
-// Interpolation weights for every output row and column of one resize.
-template <typename A>
-struct ResizePlan {
-  ResizeGeometry geometry;
-  std::vector<AxisWeight<A>> rows;     // one per output row
-  std::vector<AxisWeight<A>> columns;  // one per output column
-  // How many output columns, from the left, may read and write a 3-channel
-  // pixel as 4 values without leaving their row: not the last output column,
-  // and neighbours left of the last input column. A prefix, as `upper` never
-  // decreases.
-  int64_t four_lane_columns = 0;
-};
+// Output columns whose weights are computed at once; a block's weights serve
+// every row of the range before the next block is computed.
+constexpr int64_t kColumnBlock = 512;
 
-template <typename A>
-ResizePlan<A> MakeResizePlan(const ResizeGeometry& geometry) {
-  ResizePlan<A> plan{
-      geometry,
-      ComputeAxisWeights<A>(geometry.in_height, geometry.out_height,
-                            geometry.align_corners, geometry.half_pixel_centers),
-      ComputeAxisWeights<A>(geometry.in_width, geometry.out_width,
-                            geometry.align_corners, geometry.half_pixel_centers)};
-  while (plan.four_lane_columns < geometry.out_width - 1 &&
-         plan.columns[plan.four_lane_columns].upper < geometry.in_width - 1) {
-    ++plan.four_lane_columns;
-  }
-  return plan;
-}
-
-// One output row. kChannels > 0 fixes the channel count at compile time so the
-// innermost loop unrolls; 0 reads it from `channels`.
-template <int kChannels, typename T, typename A>
+// One row of `width` output pixels. kChannels > 0 fixes the channel count at
+// compile time so the innermost loop unrolls; 0 reads it from `channels`.
+// Integer images are read directly and converted per value.
+template <int kChannels, typename T, typename OutT, typename A>
 void ResizeOneRow(const T* __restrict__ top, const T* __restrict__ bottom,
                   A y_lerp, const AxisWeight<A>* __restrict__ columns,
-                  int64_t out_width, int64_t channels, T* __restrict__ out) {
+                  int64_t width, int64_t channels, OutT* __restrict__ out) {
   const int64_t c_count = kChannels > 0 ? kChannels : channels;
-  for (int64_t x = 0; x < out_width; ++x) {
+  for (int64_t x = 0; x < width; ++x) {
     const int64_t left = columns[x].lower * c_count;
     const int64_t right = columns[x].upper * c_count;
     const A x_lerp = columns[x].lerp;
@@ -62,23 +41,24 @@ void ResizeOneRow(const T* __restrict__ top, const T* __restrict__ bottom,
       const A bottom_right = static_cast<A>(bottom[right + c]);
       const A top_value = top_left + (top_right - top_left) * x_lerp;
       const A bottom_value = bottom_left + (bottom_right - bottom_left) * x_lerp;
-      out[c] = static_cast<T>(top_value + (bottom_value - top_value) * y_lerp);
+      out[c] = static_cast<OutT>(top_value + (bottom_value - top_value) * y_lerp);
     }
     out += c_count;
   }
 }
 
-// One output row of 3-channel float pixels, each handled as one 4-lane vector
-// whose 4th lane is ignored: a vector operation per lerp instead of three
-// scalar ones. The lanes evaluate exactly the scalar formulas, so the result
-// is bitwise that of ResizeOneRow<3>. The 4th lane reads the next input pixel
-// and writes the next output pixel (which is written again after it); see
-// ResizePlan::four_lane_columns for why this stays inside the row.
+// One row of 3-channel float pixels, each handled as one 4-lane vector whose
+// 4th lane is ignored: a vector operation per lerp instead of three scalar
+// ones. The lanes evaluate exactly the scalar formulas, so the result is
+// bitwise that of ResizeOneRow<3>. The 4th lane reads the next input pixel and
+// writes the next output pixel, which is written again later by this same
+// call or by the next block of the same rows; `four_lane_columns` (a prefix of
+// the block) keeps both inside their rows.
 inline void ResizeThreeChannelFloatRow(const float* __restrict__ top,
                                        const float* __restrict__ bottom,
                                        float y_lerp,
                                        const AxisWeight<float>* __restrict__ columns,
-                                       int64_t out_width, int64_t four_lane_columns,
+                                       int64_t width, int64_t four_lane_columns,
                                        float* __restrict__ out) {
 #if defined(__GNUC__)
   typedef float Float4 __attribute__((vector_size(16)));
@@ -106,43 +86,80 @@ inline void ResizeThreeChannelFloatRow(const float* __restrict__ top,
   four_lane_columns = 0;
 #endif
   ResizeOneRow<3>(top, bottom, y_lerp, columns + four_lane_columns,
-                  out_width - four_lane_columns, 3, out + four_lane_columns * 3);
+                  width - four_lane_columns, 3, out + four_lane_columns * 3);
+}
+
+// Rows [begin_row, end_row) of the identity resize: a copy with a cast.
+template <typename T, typename OutT>
+void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
+              int64_t end_row, OutT* output) {
+  const int64_t row_size = g.in_width * g.channels;
+  const T* in = images + begin_row * row_size;
+  OutT* out = output + begin_row * row_size;
+  const int64_t count = (end_row - begin_row) * row_size;
+  if constexpr (std::is_same<T, OutT>::value) {
+    std::memcpy(out, in, count * sizeof(T));
+  } else {
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<OutT>(in[i]);
+  }
 }
 
 // Writes output rows [begin_row, end_row), where row r is image r / out_height,
-// row r % out_height. `images` and `output` are dense NHWC buffers.
-template <typename T, typename A>
-void ResizeRows(const ResizePlan<A>& plan, const T* images, int64_t begin_row,
-                int64_t end_row, T* output) {
-  const ResizeGeometry& g = plan.geometry;
+// row r % out_height. `images` ([batch, in_height, in_width, channels] of T)
+// and `output` ([batch, out_height, out_width, channels] of OutT) are dense.
+// Values are computed in AccumulatorType<OutT>.
+template <typename T, typename OutT>
+void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
+                int64_t end_row, OutT* output) {
+  if (IsIdentity(g)) return CopyRows(g, images, begin_row, end_row, output);
+  using A = AccumulatorType<OutT>;
+  constexpr bool kFourLanes =
+      std::is_same<T, float>::value && std::is_same<OutT, float>::value;
+  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
+                                   g.half_pixel_centers);
+  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
+                                      g.half_pixel_centers);
   const int64_t in_row_size = g.in_width * g.channels;
   const int64_t out_row_size = g.out_width * g.channels;
-  for (int64_t row = begin_row; row < end_row; ++row) {
-    const int64_t b = row / g.out_height;
-    const AxisWeight<A>& y = plan.rows[row % g.out_height];
-    const T* image = images + b * g.in_height * in_row_size;
-    const T* top = image + y.lower * in_row_size;
-    const T* bottom = image + y.upper * in_row_size;
-    T* out = output + row * out_row_size;
-    const AxisWeight<A>* columns = plan.columns.data();
-    switch (g.channels) {
-      case 1:
-        ResizeOneRow<1>(top, bottom, y.lerp, columns, g.out_width, 1, out);
-        break;
-      case 3:
-        if constexpr (std::is_same<T, float>::value) {
-          ResizeThreeChannelFloatRow(top, bottom, y.lerp, columns, g.out_width,
-                                     plan.four_lane_columns, out);
-        } else {
-          ResizeOneRow<3>(top, bottom, y.lerp, columns, g.out_width, 3, out);
-        }
-        break;
-      case 4:
-        ResizeOneRow<4>(top, bottom, y.lerp, columns, g.out_width, 4, out);
-        break;
-      default:
-        ResizeOneRow<0>(top, bottom, y.lerp, columns, g.out_width, g.channels,
-                        out);
+  AxisWeight<A> columns[kColumnBlock];
+  for (int64_t x0 = 0; x0 < g.out_width; x0 += kColumnBlock) {
+    const int64_t width = std::min(kColumnBlock, g.out_width - x0);
+    // Columns of this block that may use 4 lanes: not the last output column,
+    // and neighbours left of the last input column. A prefix, as `upper` never
+    // decreases.
+    int64_t four_lane_columns = 0;
+    for (int64_t x = 0; x < width; ++x) {
+      columns[x] = column_sampler.At(x0 + x);
+      if (four_lane_columns == x && x0 + x < g.out_width - 1 &&
+          columns[x].upper < g.in_width - 1) {
+        ++four_lane_columns;
+      }
+    }
+    for (int64_t row = begin_row; row < end_row; ++row) {
+      const int64_t b = row / g.out_height;
+      const AxisWeight<A> y = row_sampler.At(row % g.out_height);
+      const T* image = images + b * g.in_height * in_row_size;
+      const T* top = image + y.lower * in_row_size;
+      const T* bottom = image + y.upper * in_row_size;
+      OutT* out = output + row * out_row_size + x0 * g.channels;
+      switch (g.channels) {
+        case 1:
+          ResizeOneRow<1>(top, bottom, y.lerp, columns, width, 1, out);
+          break;
+        case 3:
+          if constexpr (kFourLanes) {
+            ResizeThreeChannelFloatRow(top, bottom, y.lerp, columns, width,
+                                       four_lane_columns, out);
+          } else {
+            ResizeOneRow<3>(top, bottom, y.lerp, columns, width, 3, out);
+          }
+          break;
+        case 4:
+          ResizeOneRow<4>(top, bottom, y.lerp, columns, width, 4, out);
+          break;
+        default:
+          ResizeOneRow<0>(top, bottom, y.lerp, columns, width, g.channels, out);
+      }
     }
   }
 }

@@ -3,88 +3,76 @@
 //
 // TensorFlow-free. Rather than scattering every output pixel into the input
 // gradient (which races when parallel), each input row gathers from the output
-// rows that read it. A ResizeGradPlan lists those rows per input row in
-// ascending order, so each input-row result is a fixed sequence of operations:
-// the same bits whichever thread computes it and however the rows are split.
+// rows that read it, in ascending order, so each input-row result is a fixed
+// sequence of operations: the same bits whichever thread computes it and
+// however the rows are split. Nothing is allocated: the output rows that read
+// an input row are found by binary search (they are contiguous), and columns
+// are processed in tiles whose weights and sums fit fixed buffers.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_GRAD_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_GRAD_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
-#include <vector>
 
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 
-// An output row read by some input row, with the vertical weight it was read with.
-template <typename A>
-struct RowContribution {
-  int64_t out_row;
-  A weight;
-};
+// Values of one tile: columns x channels summed over output rows at once.
+constexpr int64_t kTileElements = 2048;
 
+// The output rows [*begin, *end) that read input row `in_y`. Every output row
+// blends two neighbouring (or equal) input rows, and both never decrease with
+// the output row, so the rows with upper >= in_y and lower <= in_y are
+// contiguous, and each of them reads `in_y`.
 template <typename A>
-struct ResizeGradPlan {
-  ResizeGeometry geometry;
-  std::vector<AxisWeight<A>> columns;  // one per output column
-  // Contributions to input row i are row_entries[row_begin[i], row_begin[i + 1]),
-  // in ascending out_row.
-  std::vector<int64_t> row_begin;
-  std::vector<RowContribution<A>> row_entries;
-};
-
-template <typename A>
-ResizeGradPlan<A> MakeResizeGradPlan(const ResizeGeometry& geometry) {
-  ResizeGradPlan<A> plan;
-  plan.geometry = geometry;
-  plan.columns =
-      ComputeAxisWeights<A>(geometry.in_width, geometry.out_width,
-                            geometry.align_corners, geometry.half_pixel_centers);
-  const std::vector<AxisWeight<A>> rows =
-      ComputeAxisWeights<A>(geometry.in_height, geometry.out_height,
-                            geometry.align_corners, geometry.half_pixel_centers);
-
-  // Counting sort of (input row, output row) pairs by input row.
-  std::vector<int64_t> count(geometry.in_height, 0);
-  for (const AxisWeight<A>& row : rows) {
-    ++count[row.lower];
-    if (row.upper != row.lower) ++count[row.upper];
-  }
-  plan.row_begin.assign(geometry.in_height + 1, 0);
-  for (int64_t i = 0; i < geometry.in_height; ++i) {
-    plan.row_begin[i + 1] = plan.row_begin[i] + count[i];
-  }
-  plan.row_entries.resize(plan.row_begin.back());
-  std::vector<int64_t> next(plan.row_begin.begin(), plan.row_begin.end() - 1);
-  for (int64_t y = 0; y < geometry.out_height; ++y) {
-    const AxisWeight<A>& row = rows[y];
-    if (row.upper == row.lower) {
-      // The forward pass returns that row unchanged: weight exactly 1.
-      plan.row_entries[next[row.lower]++] = {y, A(1)};
-    } else {
-      plan.row_entries[next[row.lower]++] = {y, A(1) - row.lerp};
-      plan.row_entries[next[row.upper]++] = {y, row.lerp};
+void OutputRowsReading(const AxisSampler<A>& rows, int64_t out_height,
+                       int64_t in_y, int64_t* begin, int64_t* end) {
+  auto first = [&](auto is_past) {  // the first output row where is_past holds
+    int64_t low = 0, high = out_height;
+    while (low < high) {
+      const int64_t middle = low + (high - low) / 2;
+      if (is_past(rows.At(middle))) {
+        high = middle;
+      } else {
+        low = middle + 1;
+      }
     }
-  }
-  return plan;
+    return low;
+  };
+  *begin = first([in_y](const AxisWeight<A>& w) { return w.upper >= in_y; });
+  *end = first([in_y](const AxisWeight<A>& w) { return w.lower > in_y; });
 }
 
-// Adds `weight` times the horizontal adjoint of one row of output gradients
-// (`source`, out_width x channels) into `row_grad` (in_width x channels). The
-// left and right neighbours of a column are distinct pixels, so their channel
-// ranges never overlap; saying so (__restrict__) lets the compiler vectorize
-// the channel loop.
+// The vertical weight with which output row weight `w` reads input row `in_y`.
+template <typename A>
+A RowWeight(const AxisWeight<A>& w, int64_t in_y) {
+  // Where both neighbours are the same row, the forward pass returns that row
+  // unchanged: weight exactly 1.
+  if (w.lower == w.upper) return A(1);
+  return w.lower == in_y ? A(1) - w.lerp : w.lerp;
+}
+
+// Adds `weight` times the horizontal adjoint of `width` columns of output
+// gradients into `row_grad`. Column x of `source` starts at x * source_stride,
+// input pixel i of `row_grad` at i * pixel_stride; `channels` values of each
+// are used. kChannels > 0 fixes all three at compile time. The left and right
+// neighbours of a column are distinct pixels, so their channel ranges never
+// overlap; saying so (__restrict__) lets the compiler vectorize the channels.
 template <int kChannels, typename S, typename A>
-void ScatterColumns(const S* __restrict__ source, A weight,
-                    const AxisWeight<A>* __restrict__ columns, int64_t out_width,
-                    int64_t channels, A* __restrict__ row_grad) {
+void ScatterColumns(const S* __restrict__ source, int64_t source_stride, A weight,
+                    const AxisWeight<A>* __restrict__ columns, int64_t width,
+                    int64_t pixel_stride, int64_t channels, A* __restrict__ row_grad) {
   const int64_t c_count = kChannels > 0 ? kChannels : channels;
-  for (int64_t x = 0; x < out_width; ++x) {
-    const S* __restrict__ g = source + x * c_count;
-    A* __restrict__ left = row_grad + columns[x].lower * c_count;
+  const int64_t s_stride = kChannels > 0 ? kChannels : source_stride;
+  const int64_t p_stride = kChannels > 0 ? kChannels : pixel_stride;
+  for (int64_t x = 0; x < width; ++x) {
+    const S* __restrict__ g = source + x * s_stride;
+    A* __restrict__ left = row_grad + columns[x].lower * p_stride;
     if (columns[x].upper == columns[x].lower) {
       // The forward pass returns that column unchanged: weight exactly 1.
       for (int64_t c = 0; c < c_count; ++c) left[c] += weight * static_cast<A>(g[c]);
@@ -92,7 +80,7 @@ void ScatterColumns(const S* __restrict__ source, A weight,
     }
     const A left_weight = weight * (A(1) - columns[x].lerp);
     const A right_weight = weight * columns[x].lerp;
-    A* __restrict__ right = row_grad + columns[x].upper * c_count;
+    A* __restrict__ right = row_grad + columns[x].upper * p_stride;
     for (int64_t c = 0; c < c_count; ++c) {
       const A value = static_cast<A>(g[c]);
       left[c] += left_weight * value;
@@ -102,78 +90,110 @@ void ScatterColumns(const S* __restrict__ source, A weight,
 }
 
 template <typename S, typename A>
-void ScatterColumnsAnyChannels(const S* source, A weight,
-                               const AxisWeight<A>* columns, int64_t out_width,
-                               int64_t channels, A* row_grad) {
-  switch (channels) {
+void ScatterTile(const S* source, int64_t source_stride, A weight,
+                 const AxisWeight<A>* columns, int64_t width, int64_t pixel_stride,
+                 int64_t channels, A* row_grad) {
+  const bool dense = source_stride == channels && pixel_stride == channels;
+  switch (dense ? channels : 0) {
     case 1:
-      return ScatterColumns<1>(source, weight, columns, out_width, 1, row_grad);
+      return ScatterColumns<1>(source, 1, weight, columns, width, 1, 1, row_grad);
     case 3:
-      return ScatterColumns<3>(source, weight, columns, out_width, 3, row_grad);
+      return ScatterColumns<3>(source, 3, weight, columns, width, 3, 3, row_grad);
     case 4:
-      return ScatterColumns<4>(source, weight, columns, out_width, 4, row_grad);
+      return ScatterColumns<4>(source, 4, weight, columns, width, 4, 4, row_grad);
     default:
-      return ScatterColumns<0>(source, weight, columns, out_width, channels,
-                               row_grad);
+      return ScatterColumns<0>(source, source_stride, weight, columns, width,
+                               pixel_stride, channels, row_grad);
   }
 }
 
-// Up to this many output rows per input row, each is scattered on its own;
-// beyond it, they are first summed vertically (one multiply-add per element)
-// and the sum is scattered once. The choice depends only on the geometry, so
-// it never changes the bits between runs or thread counts.
-constexpr int64_t kMaxRowsScatteredSeparately = 1;
+// sum (=, where kFirst, else +=) weight * the tile of `width` columns of
+// `channels` values starting at `source`, whose columns are `stride` apart.
+template <bool kFirst, typename T, typename A>
+void AddWeightedTile(const T* __restrict__ source, int64_t stride, A weight,
+                     int64_t width, int64_t channels, A* __restrict__ sum) {
+  auto add = [weight](T value, A* total) {
+    const A term = weight * static_cast<A>(value);
+    *total = kFirst ? term : *total + term;
+  };
+  if (channels == stride) {  // the tile's values are contiguous
+    for (int64_t i = 0; i < width * channels; ++i) add(source[i], &sum[i]);
+    return;
+  }
+  for (int64_t x = 0; x < width; ++x) {
+    for (int64_t k = 0; k < channels; ++k) {
+      add(source[x * stride + k], &sum[x * channels + k]);
+    }
+  }
+}
 
 // Writes input-gradient rows [begin_row, end_row), where row r is image
 // r / in_height, row r % in_height. `grads` is [batch, out_h, out_w, c] and
-// `images_grad` [batch, in_h, in_w, c], both dense.
-template <typename T, typename A>
-void ResizeGradRows(const ResizeGradPlan<A>& plan, const T* grads,
-                    int64_t begin_row, int64_t end_row, T* images_grad) {
-  const ResizeGeometry& g = plan.geometry;
-  const int64_t out_row_size = g.out_width * g.channels;
-  const int64_t in_row_size = g.in_width * g.channels;
-  std::vector<A> combined;
-  // Where T is the accumulator type, rows are accumulated in the output itself.
-  constexpr bool kAccumulateInOutput = std::is_same<T, A>::value;
-  std::vector<A> row_buffer(kAccumulateInOutput ? 0 : in_row_size);
-  for (int64_t row = begin_row; row < end_row; ++row) {
-    const int64_t b = row / g.in_height;
-    const int64_t in_y = row % g.in_height;
-    T* out = images_grad + row * in_row_size;
-    // (The cast is a no-op where it is taken: T is A.)
-    A* row_grad = kAccumulateInOutput ? reinterpret_cast<A*>(out) : row_buffer.data();
-    std::fill(row_grad, row_grad + in_row_size, A(0));
-    const RowContribution<A>* first = plan.row_entries.data() + plan.row_begin[in_y];
-    const RowContribution<A>* last = plan.row_entries.data() + plan.row_begin[in_y + 1];
-    auto output_row = [&](const RowContribution<A>& entry) {
-      return grads + (b * g.out_height + entry.out_row) * out_row_size;
-    };
-    if (last - first <= kMaxRowsScatteredSeparately) {
-      for (const RowContribution<A>* entry = first; entry != last; ++entry) {
-        ScatterColumnsAnyChannels(output_row(*entry), entry->weight,
-                                  plan.columns.data(), g.out_width, g.channels,
-                                  row_grad);
-      }
-    } else {
-      // Vertical adjoint first: the weighted sum of the output rows, in order.
-      combined.resize(out_row_size);
-      A* __restrict__ sum = combined.data();
-      const T* __restrict__ source = output_row(*first);
-      for (int64_t i = 0; i < out_row_size; ++i) {
-        sum[i] = first->weight * static_cast<A>(source[i]);
-      }
-      for (const RowContribution<A>* entry = first + 1; entry != last; ++entry) {
-        source = output_row(*entry);
-        for (int64_t i = 0; i < out_row_size; ++i) {
-          sum[i] += entry->weight * static_cast<A>(source[i]);
+// `images_grad` [batch, in_h, in_w, c], both dense. Sums are formed in
+// A = AccumulatorType<T>: in `images_grad` itself where T is A (pass it as
+// `sums` too), else in `sums`, a dense buffer of A of the same shape, of which
+// only these rows are touched.
+template <typename T, typename A = AccumulatorType<T>>
+void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
+                    int64_t end_row, A* sums, T* images_grad) {
+  // The identity resize is its own adjoint: the upstream gradient passes
+  // through unchanged (an Inf stays Inf).
+  if (IsIdentity(g)) return CopyRows(g, grads, begin_row, end_row, images_grad);
+  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
+                                   g.half_pixel_centers);
+  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
+                                      g.half_pixel_centers);
+  const int64_t c = g.channels;
+  const int64_t out_row_size = g.out_width * c;
+  const int64_t in_row_size = g.in_width * c;
+  std::fill(sums + begin_row * in_row_size, sums + end_row * in_row_size, A(0));
+
+  // A tile is `chunk` channels of `tile_columns` columns.
+  const int64_t chunk = std::min(c, kTileElements);
+  const int64_t tile_columns =
+      std::max<int64_t>(1, std::min(kColumnBlock, kTileElements / chunk));
+  AxisWeight<A> columns[kColumnBlock];
+  A vertical_sum[kTileElements];
+  for (int64_t c0 = 0; c0 < c; c0 += chunk) {
+    const int64_t channels = std::min(chunk, c - c0);
+    for (int64_t x0 = 0; x0 < g.out_width; x0 += tile_columns) {
+      const int64_t width = std::min(tile_columns, g.out_width - x0);
+      for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
+      for (int64_t row = begin_row; row < end_row; ++row) {
+        const int64_t b = row / g.in_height;
+        const int64_t in_y = row % g.in_height;
+        int64_t first, last;
+        OutputRowsReading(row_sampler, g.out_height, in_y, &first, &last);
+        if (first == last) continue;  // no output row reads this input row
+        A* row_sums = sums + row * in_row_size + c0;
+        auto source_row = [&](int64_t y) {
+          return grads + (b * g.out_height + y) * out_row_size + x0 * c + c0;
+        };
+        if (last - first == 1) {
+          ScatterTile(source_row(first), c, RowWeight(row_sampler.At(first), in_y),
+                      columns, width, c, channels, row_sums);
+          continue;
         }
+        // Several output rows read this row: their weighted sum first (one
+        // multiply-add per value), in ascending order, then one scatter.
+        for (int64_t y = first; y < last; ++y) {
+          const A weight = RowWeight(row_sampler.At(y), in_y);
+          if (y == first) {
+            AddWeightedTile</*kFirst=*/true>(source_row(y), c, weight, width,
+                                             channels, vertical_sum);
+          } else {
+            AddWeightedTile</*kFirst=*/false>(source_row(y), c, weight, width,
+                                              channels, vertical_sum);
+          }
+        }
+        ScatterTile(vertical_sum, channels, A(1), columns, width, c, channels,
+                    row_sums);
       }
-      ScatterColumnsAnyChannels(combined.data(), A(1), plan.columns.data(),
-                                g.out_width, g.channels, row_grad);
     }
-    if constexpr (!kAccumulateInOutput) {
-      for (int64_t i = 0; i < in_row_size; ++i) out[i] = static_cast<T>(row_grad[i]);
+  }
+  if constexpr (!std::is_same<T, A>::value) {
+    for (int64_t i = begin_row * in_row_size; i < end_row * in_row_size; ++i) {
+      images_grad[i] = static_cast<T>(sums[i]);
     }
   }
 }

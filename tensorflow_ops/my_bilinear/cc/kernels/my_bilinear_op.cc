@@ -25,7 +25,8 @@ using ::tensorflow::register_kernel::Name;
 // what Shard needs to decide how finely to split the rows.
 constexpr int64_t kCyclesPerOutputElement = 12;
 
-template <typename T>
+// Images of type T resized into an output of type OutT (see the op's out_type).
+template <typename T, typename OutT>
 class MyBilinearOp : public BilinearOpKernel {
  public:
   explicit MyBilinearOp(OpKernelConstruction* context)
@@ -35,7 +36,7 @@ class MyBilinearOp : public BilinearOpKernel {
     const Tensor& images = context->input(0);
     bilinear::ResizeGeometry geometry = AttrGeometry();
     OP_REQUIRES_OK(context, ValidateResizeInputs(images, context->input(1),
-                                                 sizeof(T), &geometry));
+                                                 sizeof(OutT), &geometry));
 
     TensorShape output_shape;
     OP_REQUIRES_OK(context, TensorShape::BuildTensorShape(
@@ -46,31 +47,46 @@ class MyBilinearOp : public BilinearOpKernel {
     OP_REQUIRES_OK(context, context->allocate_output(0, output_shape, &output));
     if (output->NumElements() == 0) return;
 
-    using A = bilinear::AccumulatorType<T>;
-    const bilinear::ResizePlan<A> plan = bilinear::MakeResizePlan<A>(geometry);
     const T* input_data = images.flat<T>().data();
-    T* output_data = output->flat<T>().data();
+    OutT* output_data = output->flat<OutT>().data();
     const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
     tensorflow::Shard(
         workers.num_threads, workers.workers,
         geometry.batch * geometry.out_height,
         geometry.out_width * geometry.channels * kCyclesPerOutputElement,
         [&](int64_t begin_row, int64_t end_row) {
-          bilinear::ResizeRows(plan, input_data, begin_row, end_row, output_data);
+          bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
+                               output_data);
         });
   }
 };
 
-#define REGISTER_MY_BILINEAR_CPU(T)                                         \
-  REGISTER_KERNEL_BUILDER(                                                  \
-      Name("MyBilinear").Device(DEVICE_CPU).TypeConstraint<T>("T"),         \
-      MyBilinearOp<T>);
+#define REGISTER_MY_BILINEAR_CPU(T, OutT)                                   \
+  REGISTER_KERNEL_BUILDER(Name("MyBilinear")                                \
+                              .Device(DEVICE_CPU)                           \
+                              .TypeConstraint<T>("T")                       \
+                              .TypeConstraint<OutT>("out_type"),            \
+                          MyBilinearOp<T, OutT>);
 
-TF_CALL_half(REGISTER_MY_BILINEAR_CPU);
-TF_CALL_bfloat16(REGISTER_MY_BILINEAR_CPU);
-TF_CALL_float(REGISTER_MY_BILINEAR_CPU);
-TF_CALL_double(REGISTER_MY_BILINEAR_CPU);
+// Every image type into every output type.
+#define REGISTER_MY_BILINEAR_CPU_FOR_IMAGES(T)           \
+  REGISTER_MY_BILINEAR_CPU(T, Eigen::half)               \
+  REGISTER_MY_BILINEAR_CPU(T, ::tensorflow::bfloat16)    \
+  REGISTER_MY_BILINEAR_CPU(T, float)                     \
+  REGISTER_MY_BILINEAR_CPU(T, double)
 
+TF_CALL_int8(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_uint8(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_int16(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_uint16(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_int32(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_int64(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_half(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_bfloat16(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_float(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+TF_CALL_double(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
+
+#undef REGISTER_MY_BILINEAR_CPU_FOR_IMAGES
 #undef REGISTER_MY_BILINEAR_CPU
 
 }  // namespace

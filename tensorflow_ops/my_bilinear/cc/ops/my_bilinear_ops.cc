@@ -61,21 +61,29 @@ absl::Status MyBilinearGradShape(InferenceContext* c) {
 REGISTER_OP("MyBilinear")
     .Input("images: T")
     .Input("size: int32")
-    .Output("resized_images: T")
-    .Attr("T: {half, bfloat16, float, double}")
+    .Output("resized_images: out_type")
+    .Attr(
+        "T: {int8, uint8, int16, uint16, int32, int64, half, bfloat16, float, "
+        "double}")
+    .Attr("out_type: {half, bfloat16, float, double} = DT_FLOAT")
     .Attr("align_corners: bool = true")
     .Attr("half_pixel_centers: bool = false")
     .SetShapeFn(MyBilinearShape)
     .Doc(R"doc(
 Resizes a batch of images with bilinear interpolation.
 
-The result equals TensorFlow's ResizeBilinear with the same attributes, except
-that it keeps the input's dtype (half and bfloat16 are computed in float).
+With the default out_type (float), the result equals TensorFlow's
+ResizeBilinear with the same attributes, for every image type. Integer images
+are read directly, with no cast pass. Values are computed in float, or in
+double when out_type is double. Equal input and output sizes copy the input
+(cast to out_type), as TensorFlow does.
 
 images: 4-D [batch, height, width, channels]; height, width and channels
   must be positive, batch may be 0.
 size: 1-D int32 [new_height, new_width], both positive.
-resized_images: 4-D [batch, new_height, new_width, channels], dtype T.
+resized_images: 4-D [batch, new_height, new_width, channels], dtype out_type.
+out_type: The dtype of the result. The Python wrapper `my_bilinear` passes the
+  images' own dtype for floating images, so that they keep it.
 align_corners: If true, the centres of the 4 corner pixels of input and output
   coincide (scale (in - 1) / (out - 1)); if false, scale is in / out.
 half_pixel_centers: If true, pixel centres sit at +0.5 (as in most imaging
