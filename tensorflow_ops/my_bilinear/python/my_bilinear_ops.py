@@ -23,8 +23,11 @@ ops = library_loader.load_op_library(
 
 SizeLike = Union[tf.Tensor, np.ndarray, Sequence[int]]
 
-_INT32_MIN = np.iinfo(np.int32).min
-_INT32_MAX = np.iinfo(np.int32).max
+_INT32_MIN = int(np.iinfo(np.int32).min)
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+# Integer types whose every value fits int32, so a cast is all they need.
+_NARROW_INTEGERS = (tf.int8, tf.uint8, tf.int16, tf.uint16)
 
 
 def _size_as_int32(size: SizeLike) -> tf.Tensor:
@@ -34,20 +37,29 @@ def _size_as_int32(size: SizeLike) -> tf.Tensor:
             raise TypeError(f"size must hold integers, got dtype {size.dtype.name}")
         if size.dtype == tf.int32:
             return size
-        checks = [
-            tf.debugging.assert_greater_equal(
-                size, tf.constant(_INT32_MIN, size.dtype), message="size must fit int32"),
-            tf.debugging.assert_less_equal(
-                size, tf.constant(_INT32_MAX, size.dtype), message="size must fit int32"),
-        ]
+        if size.dtype in _NARROW_INTEGERS:
+            return tf.cast(size, tf.int32)
+        # int64, uint32 and uint64: compared in their own type, which holds both
+        # the values and the bounds (unsigned values are never below the bound).
+        checks = [tf.debugging.assert_less_equal(
+            size, tf.constant(_INT32_MAX, size.dtype), message="size must fit int32")]
+        if not size.dtype.is_unsigned:
+            checks.append(tf.debugging.assert_greater_equal(
+                size, tf.constant(_INT32_MIN, size.dtype), message="size must fit int32"))
         with tf.control_dependencies(checks):
             return tf.cast(size, tf.int32)
     values = np.asarray(size)
     if values.dtype.kind not in "iu":
         raise TypeError(f"size must hold integers, got {size!r}")
-    if values.size and (values.min() < _INT32_MIN or values.max() > _INT32_MAX):
+    if values.size and (int(values.min()) < _INT32_MIN or int(values.max()) > _INT32_MAX):
         raise ValueError(f"size must fit int32, got {size!r}")
-    return tf.constant(values, dtype=tf.int32)
+    return tf.constant(values.astype(np.int32))
+
+
+def result_dtype(images_dtype: tf.DType) -> tf.DType:
+    """The dtype `my_bilinear` returns: floating images keep theirs, integer
+    images give float32 (as TensorFlow's ResizeBilinear)."""
+    return images_dtype if images_dtype.is_floating else tf.float32
 
 
 def my_bilinear(images: tf.Tensor,
@@ -57,11 +69,13 @@ def my_bilinear(images: tf.Tensor,
                 name: Optional[str] = None) -> tf.Tensor:
     """Resizes a batch of images with bilinear interpolation.
 
-    Equal to `tf.raw_ops.ResizeBilinear` with the same attributes, except that the
-    result keeps the dtype of `images` (half and bfloat16 are computed in float).
+    Equal to `tf.raw_ops.ResizeBilinear` with the same attributes, except that
+    floating images keep their dtype (half and bfloat16 are computed in float).
+    Integer images are read directly, with no cast pass, and give float32.
 
     Args:
-      images: [batch, height, width, channels] of half, bfloat16, float32 or float64.
+      images: [batch, height, width, channels] of int8, uint8, int16, uint16,
+        int32, int64, half, bfloat16, float32 or float64.
       size: [new_height, new_width]: a tuple, a NumPy array or an integer tensor.
       align_corners: if True, the corner pixels of input and output are aligned.
       half_pixel_centers: if True, pixel centres are at +0.5; needs
@@ -69,12 +83,15 @@ def my_bilinear(images: tf.Tensor,
       name: name scope of the op.
 
     Returns:
-      [batch, new_height, new_width, channels] with the dtype of `images`.
+      [batch, new_height, new_width, channels]: the dtype of floating `images`,
+      float32 for integer ones.
     """
     with tf.name_scope(name or "MyBilinear"):
+        images = tf.convert_to_tensor(images)
         return ops.my_bilinear(
             images=images,
             size=_size_as_int32(size),
+            out_type=result_dtype(images.dtype),
             align_corners=align_corners,
             half_pixel_centers=half_pixel_centers)
 
@@ -86,9 +103,16 @@ def _resize_attrs(op: tf.Operation) -> dict:
 
 @tf.RegisterGradient("MyBilinear")
 def _my_bilinear_gradient(op: tf.Operation, grad: tf.Tensor):
-    """d(images) = MyBilinearGrad(grad); `size` gets no gradient."""
+    """d(images) = MyBilinearGrad(grad); integer images and `size` get none.
+
+    Where out_type differs from the images' floating type (a direct call of the
+    op), the upstream gradient is cast to the images' type first.
+    """
+    images = op.inputs[0]
+    if not images.dtype.is_floating:
+        return [None, None]
     images_grad = ops.my_bilinear_grad(
-        grads=grad, original_image=op.inputs[0], **_resize_attrs(op))
+        grads=tf.cast(grad, images.dtype), original_image=images, **_resize_attrs(op))
     return [images_grad, None]
 
 
@@ -97,5 +121,6 @@ def _my_bilinear_grad_gradient(op: tf.Operation, grad: tf.Tensor):
     """MyBilinearGrad is linear in `grads`, with MyBilinear as its adjoint;
     `original_image` contributes only its shape, so it gets no gradient."""
     grads_size = tf.shape(op.inputs[0])[1:3]
-    grads_grad = ops.my_bilinear(images=grad, size=grads_size, **_resize_attrs(op))
+    grads_grad = ops.my_bilinear(images=grad, size=grads_size, out_type=grad.dtype,
+                                 **_resize_attrs(op))
     return [grads_grad, None]
