@@ -109,6 +109,28 @@ class MyBilinearValidationTest(test_util.TestCase, parameterized.TestCase):
         with self.assertRaisesRegex(TypeError, "size must hold integers"):
             my_bilinear(images, (2.5, 3.0))
 
+    def test_size_of_every_integer_dtype(self):
+        # Narrow types always fit int32 and are cast; wide ones are range-checked
+        # in their own type (int8 bounds used to wrap around, uint64 to crash).
+        images = np.ones((1, 2, 2, 1), np.float32)
+        expected = my_bilinear(images, (4, 3))
+        for dtype in (tf.int8, tf.uint8, tf.int16, tf.uint16, tf.int32, tf.int64,
+                      tf.uint32, tf.uint64):
+            for size in (tf.constant([4, 3], dtype),
+                         np.array([4, 3], dtype.as_numpy_dtype)):
+                with self.subTest(dtype=dtype.name, kind=type(size).__name__):
+                    self.assertAllEqual(my_bilinear(images, size), expected)
+
+    def test_wide_unsigned_sizes_past_int32_are_refused(self):
+        images = np.zeros((1, 2, 2, 1), np.float32)
+        for dtype in (tf.uint32, tf.uint64, tf.int64):
+            with self.subTest(dtype=dtype.name):
+                with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
+                                            "size must fit int32"):
+                    my_bilinear(images, tf.constant([2**31, 4], dtype))
+                with self.assertRaisesRegex(ValueError, "size must fit int32"):
+                    my_bilinear(images, np.array([2**31, 4], dtype.as_numpy_dtype))
+
 
 if __name__ == "__main__":
     tf.test.main()

@@ -135,10 +135,15 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
         ++four_lane_columns;
       }
     }
+    int64_t b = begin_row / g.out_height;
+    int64_t out_y = begin_row % g.out_height;
     for (int64_t row = begin_row; row < end_row; ++row) {
-      const int64_t b = row / g.out_height;
-      const AxisWeight<A> y = row_sampler.At(row % g.out_height);
+      const AxisWeight<A> y = row_sampler.At(out_y);
       const T* image = images + b * g.in_height * in_row_size;
+      if (++out_y == g.out_height) {
+        out_y = 0;
+        ++b;
+      }
       const T* top = image + y.lower * in_row_size;
       const T* bottom = image + y.upper * in_row_size;
       OutT* out = output + row * out_row_size + x0 * g.channels;

@@ -159,15 +159,21 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
     for (int64_t x0 = 0; x0 < g.out_width; x0 += tile_columns) {
       const int64_t width = std::min(tile_columns, g.out_width - x0);
       for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
+      int64_t b = begin_row / g.in_height;
+      int64_t next_in_y = begin_row % g.in_height;
       for (int64_t row = begin_row; row < end_row; ++row) {
-        const int64_t b = row / g.in_height;
-        const int64_t in_y = row % g.in_height;
+        const int64_t in_y = next_in_y;
+        const T* image_grads = grads + b * g.out_height * out_row_size;
+        if (++next_in_y == g.in_height) {
+          next_in_y = 0;
+          ++b;
+        }
         int64_t first, last;
         OutputRowsReading(row_sampler, g.out_height, in_y, &first, &last);
         if (first == last) continue;  // no output row reads this input row
         A* row_sums = sums + row * in_row_size + c0;
         auto source_row = [&](int64_t y) {
-          return grads + (b * g.out_height + y) * out_row_size + x0 * c + c0;
+          return image_grads + y * out_row_size + x0 * c + c0;
         };
         if (last - first == 1) {
           ScatterTile(source_row(first), c, RowWeight(row_sampler.At(first), in_y),

@@ -8,8 +8,6 @@
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_WEIGHTS_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_WEIGHTS_H_
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 
 // Functions that the GPU kernels call per element, and the host code too.
@@ -88,11 +86,16 @@ class AxisSampler {
     const A in = half_pixel_centers_
                      ? (static_cast<A>(i) + A(0.5)) * scale_ - A(0.5)
                      : static_cast<A>(i) * scale_;
-    const A in_floor = std::floor(in);
+    // floor(in) and ceil(in) without a libm call (x86-64 has no rounding
+    // instruction before SSE4.1): truncation, corrected below zero. Exact: a
+    // float of magnitude 2^24 or more is an integer, and smaller integers
+    // convert exactly.
+    int64_t in_floor = static_cast<int64_t>(in);
+    if (static_cast<A>(in_floor) > in) --in_floor;
+    const A lerp = in - static_cast<A>(in_floor);
     // The clamps keep both neighbours inside the input even where rounding
     // pushes `in` past an edge; half-pixel centres give in < 0 near the start.
-    return {Clamp(static_cast<int64_t>(in_floor)),
-            Clamp(static_cast<int64_t>(std::ceil(in))), in - in_floor};
+    return {Clamp(in_floor), Clamp(lerp > A(0) ? in_floor + 1 : in_floor), lerp};
   }
 
  private:
