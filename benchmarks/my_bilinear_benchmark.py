@@ -1,84 +1,200 @@
 """MyBilinear and MyBilinearGrad side by side with TensorFlow's ResizeBilinear and
-ResizeBilinearGrad, in one process, on the same inputs.
+ResizeBilinearGrad, and with the framework bound, in one process.
 
-    bazel run -c opt //benchmarks:my_bilinear_benchmark -- [--threads N] [--repeats R]
+    bazel run //benchmarks:my_bilinear_benchmark -- [--threads N] [--repeats R]
+        [--json FILE] [--plot FILE.png] [--quick]
+    python benchmarks/my_bilinear_benchmark.py ...   (from the repository root)
 
-Calls of ours and TensorFlow's alternate, and each figure is the median of
-`--repeats` calls, so drift of a noisy machine hits both alike. Compare the
-ratio column, not absolute times.
+For every case the calls of ours, TensorFlow's and the bounds alternate, and
+each figure is the median (and min) of `--repeats` calls, so drift of a noisy
+machine hits them alike. The bound is the cheapest TensorFlow op that returns a
+fresh tensor of the result's shape (`tf.fill`), and a copy of that many bytes
+(`DeepCopy`). Compare ratios, not absolute times.
 """
 
 import argparse
+import dataclasses
+import json
+import os
+import platform
 import statistics
+import sys
 import time
-from typing import Callable, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
 
-# (images shape, output size, align_corners, half_pixel_centers)
-CASES: List[Tuple[Tuple[int, int, int, int], Tuple[int, int], bool, bool]] = [
-    ((8, 224, 224, 3), (448, 448), False, True),   # 2x upsampling, RGB
-    ((8, 448, 448, 3), (224, 224), False, True),   # 2x downsampling, RGB
-    ((8, 256, 256, 3), (299, 299), True, False),   # odd ratio, align_corners
-    ((16, 64, 64, 32), (128, 128), False, True),   # feature maps
-    ((4, 512, 512, 1), (1024, 1024), False, False),  # one channel
-    ((32, 28, 28, 64), (14, 14), False, True),     # small maps, downsampling
+# (images shape, output size): the cases of the performance issue.
+SHAPES: List[Tuple[Tuple[int, int, int, int], Tuple[int, int]]] = [
+    ((4, 128, 128, 3), (256, 256)),
+    ((16, 128, 128, 16), (256, 256)),
+    ((8, 256, 256, 32), (128, 128)),
+    ((2, 512, 512, 64), (1024, 1024)),
+    ((32, 64, 64, 3), (224, 224)),
+    ((8, 100, 150, 8), (333, 77)),
+    ((32, 28, 28, 64), (14, 14)),
+    ((16, 64, 64, 32), (128, 128)),
 ]
+# Shapes that are also run in half, bfloat16 and uint8.
+OTHER_DTYPE_SHAPES = [SHAPES[0], SHAPES[7]]
+ATTRS = {"ac": dict(align_corners=True, half_pixel_centers=False),
+         "hp": dict(align_corners=False, half_pixel_centers=True)}
 
 
-def _median_seconds(calls: List[Callable[[], tf.Tensor]],
-                    repeats: int) -> List[float]:
-    """Median wall time of each call, alternating between them."""
-    for call in calls:
+@dataclasses.dataclass
+class Timing:
+    median_ms: float
+    min_ms: float
+
+
+@dataclasses.dataclass
+class Row:
+    """One pass (forward or gradient) of one case, with its timings."""
+    pass_name: str
+    shape: Tuple[int, ...]
+    size: Tuple[int, int]
+    attrs: str
+    dtype: str
+    timings: Dict[str, Timing]  # "tensorflow", "ours", "fill", "copy", ...
+
+    @property
+    def speedup(self) -> float:
+        return self.timings["tensorflow"].median_ms / self.timings["ours"].median_ms
+
+    @property
+    def over_fill(self) -> float:
+        return self.timings["ours"].median_ms / self.timings["fill"].median_ms
+
+
+def time_calls(calls: Dict[str, Callable[[], tf.Tensor]], repeats: int) -> Dict[str, Timing]:
+    """Median and min wall time of each call, alternating between them."""
+    for call in calls.values():
         call()  # warm-up: kernel creation, allocator
-    times: List[List[float]] = [[] for _ in calls]
+    samples: Dict[str, List[float]] = {name: [] for name in calls}
     for _ in range(repeats):
-        for index, call in enumerate(calls):
+        for name, call in calls.items():
             start = time.perf_counter()
-            call()
-            times[index].append(time.perf_counter() - start)
-    return [statistics.median(t) for t in times]
+            result = call()
+            samples[name].append(time.perf_counter() - start)
+            del result
+    return {name: Timing(statistics.median(s) * 1e3, min(s) * 1e3)
+            for name, s in samples.items()}
 
 
-def main() -> None:
+def bound_calls(shape: List[int], dtype: tf.DType) -> Dict[str, Callable[[], tf.Tensor]]:
+    """A fresh tensor of `shape`: filled, and copied from another one."""
+    value = tf.constant(1, dtype)
+    source = tf.fill(shape, value)
+    return {"fill": lambda: tf.fill(shape, value),
+            "copy": lambda: tf.raw_ops.DeepCopy(x=source)}
+
+
+def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
+             rng: np.random.Generator, with_gradient: bool) -> List[Row]:
+    attrs = ATTRS[attrs_name]
+    size_tensor = tf.constant(size, tf.int32)
+    out_shape = [shape[0], *size, shape[3]]
+    if dtype.is_floating:
+        images = tf.cast(tf.constant(rng.random(shape, np.float32)), dtype)
+        result_dtype = dtype
+    else:
+        images = tf.constant(rng.integers(0, 256, shape, dtype=np.uint8), dtype)
+        result_dtype = tf.float32
+    forward = {
+        "tensorflow": lambda: tf.raw_ops.ResizeBilinear(images=images, size=size_tensor,
+                                                        **attrs),
+        "ours": lambda: ops.my_bilinear(images=images, size=size_tensor,
+                                        out_type=result_dtype, **attrs),
+        **bound_calls(out_shape, result_dtype),
+    }
+    if not dtype.is_floating:
+        forward["cast+tensorflow"] = lambda: tf.raw_ops.ResizeBilinear(
+            images=tf.cast(images, tf.float32), size=size_tensor, **attrs)
+    rows = [Row("forward", shape, size, attrs_name, dtype.name,
+                time_calls(forward, repeats))]
+    if with_gradient and dtype.is_floating:
+        grads = tf.cast(tf.constant(rng.uniform(-1, 1, out_shape).astype(np.float32)), dtype)
+        grads32 = tf.cast(grads, tf.float32)  # TensorFlow's gradient takes float32
+        backward = {
+            "tensorflow": lambda: tf.raw_ops.ResizeBilinearGrad(
+                grads=grads32, original_image=images, **attrs),
+            "ours": lambda: ops.my_bilinear_grad(grads=grads, original_image=images,
+                                                 **attrs),
+            **bound_calls(list(shape), dtype),
+        }
+        rows.append(Row("gradient", shape, size, attrs_name, dtype.name,
+                        time_calls(backward, repeats)))
+    return rows
+
+
+def print_table(rows: List[Row]) -> None:
+    print("| pass | images | size | attrs | dtype | TF ms (med/min) | ours ms (med/min) "
+          "| speed-up | fill ms | ours/fill | copy ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        t = row.timings
+        extra = ""
+        if "cast+tensorflow" in t:
+            extra = f" (cast+TF {t['cast+tensorflow'].median_ms:.2f})"
+        print(f"| {row.pass_name} | {list(row.shape)} | {list(row.size)} | {row.attrs} "
+              f"| {row.dtype} | {t['tensorflow'].median_ms:.2f}/{t['tensorflow'].min_ms:.2f}"
+              f"{extra} | {t['ours'].median_ms:.2f}/{t['ours'].min_ms:.2f} "
+              f"| {row.speedup:.2f} | {t['fill'].median_ms:.2f} | {row.over_fill:.2f} "
+              f"| {t['copy'].median_ms:.2f} |")
+
+
+def summarize(rows: List[Row]) -> None:
+    for pass_name in ("forward", "gradient"):
+        speedups = [r.speedup for r in rows if r.pass_name == pass_name
+                    and r.dtype == "float32"]
+        if speedups:
+            print(f"{pass_name} float32: median speed-up {statistics.median(speedups):.2f}, "
+                  f"min {min(speedups):.2f}, max {max(speedups):.2f} over {len(speedups)} cases")
+
+
+def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=0,
                         help="intra-op threads (0: TensorFlow's default)")
     parser.add_argument("--repeats", type=int, default=15)
-    args = parser.parse_args()
+    parser.add_argument("--json", help="write every timing to this file")
+    parser.add_argument("--plot", help="draw speed-ups and time over the bound (PNG)")
+    parser.add_argument("--quick", action="store_true",
+                        help="float32 forward and gradient of the first two shapes only")
+    parser.add_argument("--no-gradient", action="store_true")
+    args = parser.parse_args(argv)
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
 
     from tensorflow_ops.my_bilinear import ops  # pylint: disable=g-import-not-at-top
 
     rng = np.random.default_rng(0)
-    print(f"TensorFlow {tf.__version__}, intra-op threads: "
-          f"{args.threads or 'default'}, median of {args.repeats}; "
-          "ratio = TensorFlow time / ours (above 1: ours is faster)")
-    print(f"| {'op':<8} | {'images':<18} | {'size':<11} | {'attrs':<5} | "
-          f"{'TF ms':>8} | {'ours ms':>8} | {'ratio':>6} |")
-    print("|" + "|".join("-" * w for w in (10, 20, 13, 7, 10, 10, 8)) + "|")
-    for shape, size, align_corners, half_pixel_centers in CASES:
-        attrs = dict(align_corners=align_corners, half_pixel_centers=half_pixel_centers)
-        attrs_label = "ac" if align_corners else ("hp" if half_pixel_centers else "-")
-        images = tf.constant(rng.random(shape, np.float32))
-        grads = tf.constant(
-            rng.uniform(-1, 1, (shape[0], *size, shape[3])).astype(np.float32))
-        size_tensor = tf.constant(size, tf.int32)
-        forward = _median_seconds([
-            lambda: tf.raw_ops.ResizeBilinear(images=images, size=size_tensor, **attrs),
-            lambda: ops.my_bilinear(images=images, size=size_tensor, **attrs),
-        ], args.repeats)
-        backward = _median_seconds([
-            lambda: tf.raw_ops.ResizeBilinearGrad(grads=grads, original_image=images,
-                                                  **attrs),
-            lambda: ops.my_bilinear_grad(grads=grads, original_image=images, **attrs),
-        ], args.repeats)
-        for label, (theirs, ours) in (("forward", forward), ("gradient", backward)):
-            print(f"| {label:<8} | {str(list(shape)):<18} | {str(list(size)):<11} | "
-                  f"{attrs_label:<5} | {theirs * 1e3:8.2f} | {ours * 1e3:8.2f} | "
-                  f"{theirs / ours:6.2f} |")
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs"
+    print(f"TensorFlow {tf.__version__}, {machine}, intra-op threads: "
+          f"{args.threads or 'default'}, {args.repeats} repeats; speed-up = TF median / "
+          "ours (above 1: ours is faster); ours/fill = ours over the tf.fill bound")
+    work = [(shape, size, attrs, tf.float32) for shape, size in
+            (SHAPES[:2] if args.quick else SHAPES) for attrs in ATTRS]
+    if not args.quick:
+        work += [(shape, size, attrs, dtype) for dtype in (tf.half, tf.bfloat16, tf.uint8)
+                 for shape, size in OTHER_DTYPE_SHAPES for attrs in ATTRS]
+    rows: List[Row] = []
+    for shape, size, attrs, dtype in work:
+        rows += run_case(ops, shape, size, attrs, dtype, args.repeats, rng,
+                         with_gradient=not args.no_gradient)
+        print(f"  done {list(shape)} -> {list(size)} {attrs} {dtype.name}",
+              file=sys.stderr, flush=True)
+    print_table(rows)
+    summarize(rows)
+    if args.json:
+        with open(args.json, "w") as output:
+            json.dump({"tensorflow": tf.__version__, "machine": machine,
+                       "threads": args.threads, "repeats": args.repeats,
+                       "rows": [dataclasses.asdict(r) for r in rows]}, output, indent=1)
+    if args.plot:
+        import benchmark_plot  # pylint: disable=g-import-not-at-top
+        benchmark_plot.plot(rows, args.plot, title=f"TensorFlow {tf.__version__}, {machine}")
 
 
 if __name__ == "__main__":

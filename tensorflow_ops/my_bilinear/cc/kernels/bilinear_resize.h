@@ -100,7 +100,9 @@ void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
   if constexpr (std::is_same<T, OutT>::value) {
     std::memcpy(out, in, count * sizeof(T));
   } else {
-    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<OutT>(in[i]);
+    // Through the accumulator type: 16-bit storage types convert via float.
+    using A = AccumulatorType<OutT>;
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<OutT>(static_cast<A>(in[i]));
   }
 }
 

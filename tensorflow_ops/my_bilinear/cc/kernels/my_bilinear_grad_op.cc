@@ -10,6 +10,7 @@
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/types.h"
 #include "tensorflow/core/util/work_sharder.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
@@ -58,8 +59,8 @@ class MyBilinearGradOp : public BilinearOpKernel {
                                             original_image.shape(), &sums_tensor));
       sums = sums_tensor.flat<A>().data();
     }
-    const T* grads_data = grads.flat<T>().data();
-    T* images_grad_data = images_grad->flat<T>().data();
+    const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());
+    auto* images_grad_data = bilinear::AsStorage(images_grad->flat<T>().data());
     // Each input row reads 2 * out_height / in_height output rows on average.
     const int64_t out_row_size = geometry.out_width * geometry.channels;
     const int64_t cost_per_row =
@@ -70,8 +71,11 @@ class MyBilinearGradOp : public BilinearOpKernel {
     tensorflow::Shard(workers.num_threads, workers.workers,
                       geometry.batch * geometry.in_height, cost_per_row,
                       [&](int64_t begin_row, int64_t end_row) {
-                        bilinear::ResizeGradRows(geometry, grads_data, begin_row,
-                                                 end_row, sums, images_grad_data);
+                        bilinear::RunOnBestCpuPath([&] {
+                          bilinear::ResizeGradRows(geometry, grads_data,
+                                                   begin_row, end_row, sums,
+                                                   images_grad_data);
+                        });
                       });
   }
 };

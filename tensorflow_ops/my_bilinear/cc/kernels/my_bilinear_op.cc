@@ -7,6 +7,7 @@
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/util/work_sharder.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
@@ -47,16 +48,18 @@ class MyBilinearOp : public BilinearOpKernel {
     OP_REQUIRES_OK(context, context->allocate_output(0, output_shape, &output));
     if (output->NumElements() == 0) return;
 
-    const T* input_data = images.flat<T>().data();
-    OutT* output_data = output->flat<OutT>().data();
+    const auto* input_data = bilinear::AsStorage(images.flat<T>().data());
+    auto* output_data = bilinear::AsStorage(output->flat<OutT>().data());
     const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
     tensorflow::Shard(
         workers.num_threads, workers.workers,
         geometry.batch * geometry.out_height,
         geometry.out_width * geometry.channels * kCyclesPerOutputElement,
         [&](int64_t begin_row, int64_t end_row) {
-          bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
-                               output_data);
+          bilinear::RunOnBestCpuPath([&] {
+            bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
+                                 output_data);
+          });
         });
   }
 };
