@@ -1,9 +1,13 @@
 """tf.custom_gradient examples: a stable gradient where autodiff gives NaN, a
 hand-simplified gradient equal to autodiff's, and a second-order example."""
 
+import os
+import tempfile
+
 import numpy as np
 import tensorflow as tf
 
+from tensorflow_ops import fresh_process
 from tensorflow_ops import test_util
 from tensorflow_ops.cookbook import custom_gradients
 
@@ -59,6 +63,24 @@ class Log1pexpTest(test_util.TestCase):
         x = tf.constant(np.linspace(-30.0, 30.0, 13))
         theoretical, numerical = tf.test.compute_gradient(custom_gradients.log1pexp, [x])
         self.assertAllClose(theoretical[0], numerical[0], atol=1e-8)
+
+
+    def test_custom_gradient_survives_a_saved_model(self):
+        class Log1pexp(tf.Module):
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float64)])
+            def __call__(self, x):
+                return custom_gradients.log1pexp(x)
+
+        folder = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        np.save(os.path.join(folder, "input.npy"), np.float64([0.0, 100.0]))
+        tf.saved_model.save(Log1pexp(), os.path.join(folder, "model"))
+        result = fresh_process.run_module("tensorflow_ops.saved_call_probe", [folder])
+        self.assertIsNone(result["error"])
+        self.assertAllClose(result["output"], [np.log(2.0), 100.0], rtol=1e-12)
+        # 0.5 at x = 0 is the custom gradient's; autodiff of the saved forward
+        # ops alone would give 1 there.
+        self.assertAllClose(result["gradient"], [0.5, 1.0], rtol=1e-12)
 
 
 class SoftmaxCrossEntropyTest(test_util.TestCase):

@@ -9,7 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from tensorflow_ops import test_util
-from tensorflow_ops.cookbook import fresh_process
+from tensorflow_ops import fresh_process
 from tensorflow_ops.cookbook.numpy_fft import fft2d_numpy
 
 

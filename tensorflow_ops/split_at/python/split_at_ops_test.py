@@ -1,9 +1,13 @@
 """SplitAt against NumPy, its shapes, its bad inputs and its registered gradient."""
 
+import os
+import tempfile
+
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import ops as framework_ops
 
+from tensorflow_ops import fresh_process
 from tensorflow_ops import test_util
 from tensorflow_ops.split_at import ops
 from tensorflow_ops.split_at import split_at
@@ -104,6 +108,24 @@ class SplitAtTest(test_util.TestCase):
             head, tail = split_at(values, 0)
             loss = tf.reduce_sum(head) + tf.reduce_sum(7.0 * tail)
         self.assertAllEqual(tape.gradient(loss, values), [7.0, 7.0])
+
+    def test_saved_model_and_gradient_in_a_fresh_process(self):
+        class Tail(tf.Module):
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float64)])
+            def __call__(self, values):
+                return 3.0 * split_at(values, 1)[1]
+
+        folder = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        np.save(os.path.join(folder, "input.npy"), np.float64([1.0, 2.0, 3.0]))
+        tf.saved_model.save(Tail(), os.path.join(folder, "model"))
+        result = fresh_process.run_module(
+            "tensorflow_ops.saved_call_probe", [folder, "tensorflow_ops.split_at"])
+        self.assertIn("Op type not registered 'SplitAt'", result["before_import"])
+        self.assertIsNone(result["error"])
+        self.assertAllEqual(result["output"], [6.0, 9.0])
+        # The gradient registered by the package's import, with the unused head.
+        self.assertAllEqual(result["gradient"], [0.0, 3.0, 3.0])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,12 @@
 """ZeroOut against NumPy, its bad inputs, and its (absent) gradient."""
 
+import os
+import tempfile
+
 import numpy as np
 import tensorflow as tf
 
+from tensorflow_ops import fresh_process
 from tensorflow_ops import test_util
 from tensorflow_ops.zero_out import ops
 from tensorflow_ops.zero_out import zero_out
@@ -67,6 +71,25 @@ class ZeroOutTest(test_util.TestCase):
         with self.assertRaises((TypeError, tf.errors.NotFoundError,
                                 tf.errors.InvalidArgumentError)):
             zero_out(tf.constant([1.0, 2.0], tf.float64))
+
+    def test_saved_model_needs_the_library_in_a_fresh_process(self):
+        class ZeroOutModule(tf.Module):
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+            def __call__(self, x):
+                return zero_out(x)
+
+        folder = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        np.save(os.path.join(folder, "input.npy"), np.float32([4.0, 5.0, 6.0]))
+        tf.saved_model.save(ZeroOutModule(), os.path.join(folder, "model"))
+        result = fresh_process.run_module(
+            "tensorflow_ops.saved_call_probe", [folder, "tensorflow_ops.zero_out"])
+        # The SavedModel names the op; only a process that loaded the library
+        # (here by importing the package) knows it.
+        self.assertIn("Op type not registered 'ZeroOut'", result["before_import"])
+        self.assertIsNone(result["error"])
+        self.assertAllEqual(result["output"], [4.0, 0.0, 0.0])
+        self.assertIsNone(result["gradient"])
 
 
 if __name__ == "__main__":
