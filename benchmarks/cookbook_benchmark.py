@@ -5,9 +5,10 @@ path to choose" table.
     bazel run //benchmarks:cookbook_benchmark -- [--repeats R] [--threads N]
     python benchmarks/cookbook_benchmark.py         # after building the op libraries
 
-Every figure is the median of `--repeats` calls of a tf.function (forward, or
-forward and gradient), alternating between the two contenders so that drift of
-a noisy machine hits both alike. Compare the ratio column, not absolute times.
+Each figure is the median of `--repeats` calls of a tf.function (forward, or
+forward and gradient); the ratio is the median over pairs of back-to-back calls
+of the two contenders, so that load from elsewhere on a shared machine hits
+both alike. Compare the ratio column, not absolute times.
 """
 
 import argparse
@@ -37,17 +38,31 @@ from tensorflow_ops.zero_out import zero_out
 Row = Tuple[str, str, str, Callable[[], object], str, Callable[[], object]]
 
 
-def _median_seconds(calls: Sequence[Callable[[], object]], repeats: int) -> List[float]:
-    """Median wall time of each call, alternating between them."""
-    for call in calls:
-        call()  # warm-up: tracing, kernel creation, allocator
-    times: List[List[float]] = [[] for _ in calls]
-    for _ in range(repeats):
-        for index, call in enumerate(calls):
-            start = time.perf_counter()
-            call()
-            times[index].append(time.perf_counter() - start)
-    return [statistics.median(t) for t in times]
+def _timed(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def _compare(reference: Callable[[], object], technique: Callable[[], object],
+             repeats: int) -> Tuple[float, float, float]:
+    """Median seconds of each call and the median of the per-pair ratios
+    reference / technique. The two calls of a pair run back to back, in
+    alternating order, so a burst of load from elsewhere slows both alike."""
+    reference()  # warm-up: tracing, kernel creation, allocator
+    technique()
+    reference_times: List[float] = []
+    technique_times: List[float] = []
+    for repeat in range(repeats):
+        if repeat % 2:
+            technique_times.append(_timed(technique))
+            reference_times.append(_timed(reference))
+        else:
+            reference_times.append(_timed(reference))
+            technique_times.append(_timed(technique))
+    ratios = [r / t for r, t in zip(reference_times, technique_times)]
+    return (statistics.median(reference_times), statistics.median(technique_times),
+            statistics.median(ratios))
 
 
 def _with_gradient(function: Callable[..., tf.Tensor]) -> Callable[..., object]:
@@ -140,7 +155,7 @@ def _rows(rng: np.random.Generator) -> List[Row]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=21)
+    parser.add_argument("--repeats", type=int, default=51)
     parser.add_argument("--threads", type=int, default=0,
                         help="intra-op threads (0: TensorFlow's default)")
     args = parser.parse_args()
@@ -149,15 +164,15 @@ def main() -> None:
 
     print(f"TensorFlow {tf.__version__}, {os.cpu_count()} CPUs, intra-op threads: "
           f"{args.threads or 'default'}, median of {args.repeats}; "
-          "ratio = reference time / technique time (above 1: the technique is faster)")
+          "ratio = reference time / technique time, median over pairs "
+          "(above 1: the technique is faster)")
     print(f"| {'technique':<20} | {'case':<38} | {'reference':<26} | {'ref ms':>8} | "
           f"{'technique':<16} | {'ms':>8} | {'ratio':>6} |")
     print("|" + "|".join("-" * w for w in (22, 40, 28, 10, 18, 10, 8)) + "|")
     for technique, case, ref_name, ref, ours_name, ours in _rows(np.random.default_rng(0)):
-        theirs_s, ours_s = _median_seconds([ref, ours], args.repeats)
+        theirs_s, ours_s, ratio = _compare(ref, ours, args.repeats)
         print(f"| {technique:<20} | {case:<38} | {ref_name:<26} | {theirs_s * 1e3:8.3f} | "
-              f"{ours_name:<16} | {ours_s * 1e3:8.3f} | {theirs_s / ours_s:6.2f} |",
-              flush=True)
+              f"{ours_name:<16} | {ours_s * 1e3:8.3f} | {ratio:6.2f} |", flush=True)
 
 
 if __name__ == "__main__":
