@@ -99,8 +99,8 @@ def _rows(rng: np.random.Generator) -> List[Row]:
         z = tf.complex(real(*shape), real(*shape))
         label = "x".join(map(str, shape))
         add("numpy_function", f"fft2d fwd [{label}] c64", "tf.signal.fft2d",
-            tf.function(tf.signal.fft2d), "fft2d_numpy", tf.function(numpy_fft.fft2d_numpy),
-            (z,))
+            tf.function(tf.signal.fft2d), "fft2d_numpy",
+            tf.function(numpy_fft.fft2d_numpy), (z,))
         add("numpy_function", f"fft2d fwd+grad [{label}] c64", "tf.signal.fft2d",
             _with_gradient(lambda v: tf.abs(tf.signal.fft2d(v))),
             "fft2d_numpy", _with_gradient(lambda v: tf.abs(numpy_fft.fft2d_numpy(v))),
@@ -124,8 +124,8 @@ def _rows(rng: np.random.Generator) -> List[Row]:
             "custom", _with_gradient(custom_gradients.softmax_cross_entropy),
             (labels, logits))
     add("custom_gradient", "log1pexp fwd+grad [1M]", "tf.nn.softplus",
-        _with_gradient(tf.nn.softplus), "log1pexp", _with_gradient(custom_gradients.log1pexp),
-        (x,))
+        _with_gradient(tf.nn.softplus), "log1pexp",
+        _with_gradient(custom_gradients.log1pexp), (x,))
 
     # 6. One forward, two gradients: custom_gradient vs the stop_gradient idiom.
     add("two gradients", "sign straight-through fwd+grad [1M]",
@@ -169,7 +169,8 @@ def main() -> None:
     print(f"| {'technique':<20} | {'case':<38} | {'reference':<26} | {'ref ms':>8} | "
           f"{'technique':<16} | {'ms':>8} | {'ratio':>6} |")
     print("|" + "|".join("-" * w for w in (22, 40, 28, 10, 18, 10, 8)) + "|")
-    for technique, case, ref_name, ref, ours_name, ours in _rows(np.random.default_rng(0)):
+    rows = _rows(np.random.default_rng(0))
+    for technique, case, ref_name, ref, ours_name, ours in rows:
         theirs_s, ours_s, ratio = _compare(ref, ours, args.repeats)
         print(f"| {technique:<20} | {case:<38} | {ref_name:<26} | {theirs_s * 1e3:8.3f} | "
               f"{ours_name:<16} | {ours_s * 1e3:8.3f} | {ratio:6.2f} |", flush=True)

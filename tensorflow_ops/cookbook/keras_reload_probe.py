@@ -34,7 +34,8 @@ def main() -> None:
     folder, names = sys.argv[1], sys.argv[2:]
     errors: Dict[str, Optional[str]] = {
         names[0] + "_before_import": _load(folder, names[0], save_output=False)}
-    import tensorflow_ops.cookbook.swish  # pylint: disable=g-import-not-at-top,unused-import
+    # pylint: disable-next=g-import-not-at-top,unused-import
+    import tensorflow_ops.cookbook.swish
     for name in names:
         errors[name] = _load(folder, name, save_output=True)
     print(json.dumps(errors))

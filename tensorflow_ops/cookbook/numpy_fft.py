@@ -14,6 +14,8 @@ expects F^H g back, which is size * ifft2(g) (as TensorFlow's own FFT2D
 gradient does).
 """
 
+from typing import Callable
+
 import numpy as np
 import tensorflow as tf
 
@@ -30,7 +32,8 @@ def _fft2_adjoint(g: np.ndarray) -> np.ndarray:
     return (np.fft.ifft2(g) * size).astype(g.dtype)
 
 
-def _call_numpy(function, x: tf.Tensor) -> tf.Tensor:
+def _call_numpy(function: Callable[[np.ndarray], np.ndarray],
+                x: tf.Tensor) -> tf.Tensor:
     """Runs `function` on `x`'s NumPy value; the result has x's dtype and shape."""
     y = tf.numpy_function(function, [x], Tout=x.dtype, stateful=False)
     # numpy_function cannot know the result's shape: restore it.

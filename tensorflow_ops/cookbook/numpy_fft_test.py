@@ -104,7 +104,7 @@ class NumpyFFTTest(test_util.TestCase):
         np.save(os.path.join(folder, "input.npy"), inputs)
         tf.saved_model.save(Fft(), os.path.join(folder, "model"))
         result = fresh_process.run_module(
-            "tensorflow_ops.cookbook.saved_model_probe", [folder])
+            "tensorflow_ops.cookbook.numpy_fft_saved_model_probe", [folder])
         # The SavedModel keeps only a token naming a callback of the process
         # that saved it; a fresh process has no such callback.
         self.assertRegex(result["first_error"],

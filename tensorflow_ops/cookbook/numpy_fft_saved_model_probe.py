@@ -1,7 +1,7 @@
 """Calls a SavedModel that uses `tf.numpy_function` in a fresh process, which
 has not created the Python callback the model's PyFunc op refers to.
 
-    python -m tensorflow_ops.cookbook.saved_model_probe DIR
+    python -m tensorflow_ops.cookbook.numpy_fft_saved_model_probe DIR
 
 DIR holds the SavedModel (DIR/model) and its input (DIR/input.npy). The model
 is called twice: first as it is, then after this process has created an
