@@ -19,7 +19,7 @@ def log1pexp_naive(x: tf.Tensor) -> tf.Tensor:
     return tf.math.log(1.0 + tf.exp(x))
 
 
-def _log1pexp_stable(x: tf.Tensor) -> tf.Tensor:
+def log1pexp_stable_forward(x: tf.Tensor) -> tf.Tensor:
     """max(x, 0) + log1p(exp(-|x|)): never overflows. Its autodiff gradient is
     right except at x = 0, where max and abs pick one-sided slopes (1 + 0
     instead of 1/2); the custom gradients below avoid that too."""
@@ -33,7 +33,7 @@ def log1pexp(x: tf.Tensor):
     def gradient(upstream: tf.Tensor) -> tf.Tensor:
         return upstream * tf.sigmoid(x)
 
-    return _log1pexp_stable(x), gradient
+    return log1pexp_stable_forward(x), gradient
 
 
 @tf.custom_gradient
@@ -83,4 +83,4 @@ def log1pexp_twice(x: tf.Tensor):
     def gradient(upstream: tf.Tensor) -> tf.Tensor:
         return upstream * _sigmoid_twice(x)
 
-    return _log1pexp_stable(x), gradient
+    return log1pexp_stable_forward(x), gradient
