@@ -272,9 +272,10 @@ void CheckLargeTiles() {
       // in_h, in_w, out_h, out_w, channels
       {3, 600, 5, 1100, 1},   // three column blocks, widening
       {4, 1300, 2, 700, 3},   // two blocks, narrowing, 4 lanes across blocks
+      {3, 900, 4, 2500, 1},   // two gradient column blocks
       {5, 300, 3, 290, 17},   // 120-column tiles
-      {2, 3, 3, 2, 2100},     // channels past one tile
-      {7, 2, 2, 5, 1030},     // tiles of one column
+      {2, 3, 3, 2, 8300},     // channels past one tile
+      {7, 2, 2, 5, 4100},     // tiles of one column
   };
   const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
   for (const auto& s : shapes)

@@ -22,8 +22,12 @@
 namespace tensorflow_ops {
 namespace bilinear {
 
-// Values of one tile: columns x channels summed over output rows at once.
-constexpr int64_t kTileElements = 2048;
+// Values of one tile: columns x channels summed over output rows at once, and
+// the most columns of one tile. Smaller tiles cost time (each one repeats the
+// search for the output rows of every input row); these keep the two buffers
+// on the stack under 120 KB.
+constexpr int64_t kTileElements = 8192;
+constexpr int64_t kGradColumnBlock = 2048;
 
 // The output rows [*begin, *end) that read input row `in_y`. Every output row
 // blends two neighbouring (or equal) input rows, and both never decrease with
@@ -151,8 +155,8 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
   // A tile is `chunk` channels of `tile_columns` columns.
   const int64_t chunk = std::min(c, kTileElements);
   const int64_t tile_columns =
-      std::max<int64_t>(1, std::min(kColumnBlock, kTileElements / chunk));
-  AxisWeight<A> columns[kColumnBlock];
+      std::max<int64_t>(1, std::min(kGradColumnBlock, kTileElements / chunk));
+  AxisWeight<A> columns[kGradColumnBlock];
   A vertical_sum[kTileElements];
   for (int64_t c0 = 0; c0 < c; c0 += chunk) {
     const int64_t channels = std::min(chunk, c - c0);
@@ -161,15 +165,26 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
       for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
       int64_t b = begin_row / g.in_height;
       int64_t next_in_y = begin_row % g.in_height;
+      // The output rows [first, last) that read the current input row. Both
+      // ends only grow with the input row, so after a search for the range's
+      // first row they are advanced, not searched again.
+      int64_t first = 0, last = 0;
+      bool search = true;
       for (int64_t row = begin_row; row < end_row; ++row) {
         const int64_t in_y = next_in_y;
         const T* image_grads = grads + b * g.out_height * out_row_size;
-        if (++next_in_y == g.in_height) {
+        if (search) {
+          OutputRowsReading(row_sampler, g.out_height, in_y, &first, &last);
+          search = false;
+        } else {
+          while (first < g.out_height && row_sampler.At(first).upper < in_y) ++first;
+          while (last < g.out_height && row_sampler.At(last).lower <= in_y) ++last;
+        }
+        if (++next_in_y == g.in_height) {  // the next row starts a new image
           next_in_y = 0;
           ++b;
+          search = true;
         }
-        int64_t first, last;
-        OutputRowsReading(row_sampler, g.out_height, in_y, &first, &last);
         if (first == last) continue;  // no output row reads this input row
         A* row_sums = sums + row * in_row_size + c0;
         auto source_row = [&](int64_t y) {
