@@ -1,0 +1,182 @@
+"""tools/vendor_into_tf.py without Bazel: what it writes, and what it refuses."""
+
+import contextlib
+import io
+import os
+import tempfile
+import unittest
+
+from tools import build_file_reader
+from tools import tf_macros
+from tools import vendor_into_tf
+from tools.vendor_python import VendorError
+
+DEST = "tensorflow/examples/custom_ops_doc/my_bilinear"
+# The workspace as it is on disk (the test is tagged "external": never cached).
+WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def _run(*args: str):
+    """Runs the tool's main(); returns (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = vendor_into_tf.main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _write(root: str, relative: str, text: str) -> None:
+    path = os.path.join(root, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def _tf_tree() -> str:
+    root = tempfile.mkdtemp()
+    _write(root, "tensorflow/tensorflow.bzl", "")
+    return root
+
+
+class VendorIntoTfTest(unittest.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        vendor_into_tf.WORKSPACE_ROOT = WORKSPACE
+        self.tree = _tf_tree()
+        self.dest = os.path.join(self.tree, DEST)
+
+    def _files(self):
+        return sorted(os.path.relpath(os.path.join(d, f), self.dest)
+                      for d, _, fs in os.walk(self.dest) for f in fs)
+
+    def test_refuses_a_folder_that_is_not_a_tensorflow_tree(self):
+        empty = tempfile.mkdtemp()
+        code, _, err = _run("--tf-source", empty)
+        self.assertEqual(code, 1)
+        self.assertIn("is not a TensorFlow source tree", err)
+        self.assertIn(os.path.join(empty, "tensorflow", "tensorflow.bzl"), err)
+        self.assertEqual(os.listdir(empty), [])
+
+    def test_dry_run_lists_the_files_and_writes_nothing(self):
+        code, out, _ = _run("--tf-source", self.tree, "--dry-run")
+        self.assertEqual(code, 0)
+        self.assertIn(f"would write {self.dest}/BUILD", out)
+        self.assertIn(f"would write {self.dest}/python/my_bilinear_ops.py", out)
+        self.assertFalse(os.path.exists(self.dest))
+
+    def test_second_run_changes_nothing(self):
+        self.assertEqual(_run("--tf-source", self.tree)[0], 0)
+        before = {f: open(os.path.join(self.dest, f)).read() for f in self._files()}
+        code, out, _ = _run("--tf-source", self.tree)
+        self.assertEqual(code, 0)
+        lines = [l for l in out.splitlines() if l.startswith(("write", "update", "remove"))]
+        self.assertEqual(lines, [])
+        after = {f: open(os.path.join(self.dest, f)).read() for f in self._files()}
+        self.assertEqual(after, before)
+        self.assertIn(vendor_into_tf.MANIFEST, after)
+
+    def test_refuses_to_overwrite_a_file_it_did_not_write(self):
+        _write(self.dest, "BUILD", "# the fork's own BUILD\n")
+        code, _, err = _run("--tf-source", self.tree)
+        self.assertEqual(code, 1)
+        self.assertIn("not written by this tool", err)
+        self.assertEqual(self._files(), ["BUILD"])  # nothing else was written
+
+    def test_refuses_to_overwrite_a_file_edited_since(self):
+        self.assertEqual(_run("--tf-source", self.tree)[0], 0)
+        _write(self.dest, "python/my_bilinear_ops.py", "# edited in the fork\n")
+        code, _, err = _run("--tf-source", self.tree)
+        self.assertEqual(code, 1)
+        self.assertIn("changed since this tool wrote it", err)
+
+    def test_rewrites_includes_imports_and_the_library_load(self):
+        self.assertEqual(_run("--tf-source", self.tree)[0], 0)
+        for relative in self._files():
+            with open(os.path.join(self.dest, relative)) as handle:
+                text = handle.read()
+            if relative.endswith((".py", ".cc", ".h")):
+                self.assertNotIn("tensorflow_ops.my_bilinear", text, relative)
+                self.assertNotIn("tensorflow_ops/my_bilinear", text, relative)
+                self.assertNotIn("import library_loader", text, relative)
+        with open(os.path.join(self.dest, "python", "my_bilinear_ops.py")) as handle:
+            wrapper = handle.read()
+        self.assertIn('resource_loader.get_path_to_datafile("../my_bilinear_op.so")', wrapper)
+        with open(os.path.join(self.dest, "cc/kernels/my_bilinear_op.cc")) as handle:
+            self.assertIn(f'#include "{DEST}/cc/kernels/bilinear_resize.h"', handle.read())
+
+    def test_build_file_uses_only_tensorflow_macros_and_their_arguments(self):
+        self.assertEqual(_run("--tf-source", self.tree)[0], 0)
+        build = build_file_reader.read_build_file(os.path.join(self.dest, "BUILD"))
+        kinds = {call.kind for call in build.calls}
+        self.assertIn("tf_custom_op_library", kinds)
+        self.assertIn("py_strict_library", kinds)
+        self.assertTrue(kinds & {"tf_py_test", "cuda_py_test"})
+        for call in build.calls:
+            if call.kind in ("package", "licenses"):
+                continue
+            self.assertIn(call.kind, tf_macros.MACROS)
+            self.assertEqual(build.loads[call.kind], tf_macros.MACROS[call.kind].load_from)
+            self.assertEqual(tf_macros.check_call(call.kind, call.kwargs, call.name), [])
+            for dep in call.kwargs.get("deps", []):
+                self.assertNotIn("tensorflow_ops", dep)
+                self.assertNotIn("local_config_tf", dep)
+
+
+class SyntheticOpTest(unittest.TestCase):
+    """An op folder with CUDA and XLA sources, made up for the tool alone."""
+
+    def _plan(self, build: str, files):
+        workspace = tempfile.mkdtemp()
+        for name in files:
+            _write(workspace, f"tensorflow_ops/toy/{name}",
+                   '#include "tensorflow_ops/toy/toy.h"\n' if name.endswith(".cc") else
+                   "import numpy as np\n")
+        _write(workspace, "tensorflow_ops/toy/BUILD", build)
+        plan = vendor_into_tf.make_plan("tensorflow_ops/toy", "tensorflow/toy", workspace)
+        return plan, build_file_reader.read_build_file_text(plan.files["BUILD"])
+
+    def test_gpu_and_xla_sources_go_where_tensorflow_puts_them(self):
+        plan, build = self._plan('''
+load("//third_party/tf:tensorflow.bzl", "tf_custom_op_library")
+tf_custom_op_library(
+    name = "toy.so",
+    srcs = ["toy.h", "toy_op.cc", "toy_kernel.cc", "toy_kernel.cu.cc", "toy_xla.cc"],
+)
+py_test(name = "toy_test", srcs = ["toy_test.py"], data = [":toy.so"])
+''', ["toy.h", "toy_op.cc", "toy_kernel.cc", "toy_kernel.cu.cc", "toy_xla.cc",
+      "toy_test.py"])
+        calls = {call.name: call for call in build.calls}
+        library = calls["toy.so"].kwargs
+        self.assertEqual(library["srcs"], ["toy.h", "toy_kernel.cc", "toy_op.cc"])
+        self.assertEqual(library["gpu_srcs"], ["toy.h", "toy_kernel.cu.cc"])
+        xla = calls["toy_xla"]
+        self.assertEqual(xla.kind, "cc_library")
+        self.assertEqual(xla.kwargs["srcs"], ["toy_xla.cc"])
+        self.assertIn("//tensorflow/compiler/tf2xla:xla_op_registry", xla.kwargs["deps"])
+        self.assertEqual(xla.kwargs["alwayslink"], 1)
+        # With GPU kernels, the test runs on CPU and GPU, as multiplex_2's does.
+        self.assertEqual(calls["toy_test"].kind, "cuda_py_test")
+        self.assertIn("//third_party/py/numpy", calls["toy_test"].kwargs["deps"])
+        self.assertIn('#include "tensorflow/toy/toy.h"', plan.files["toy_xla.cc"])
+
+    def test_an_unknown_rule_is_refused_by_name(self):
+        with self.assertRaisesRegex(VendorError, "genrule has no in-tree equivalent"):
+            self._plan('genrule(name = "g", srcs = ["a.cc"], outs = ["b.cc"], cmd = "")\n',
+                       ["a.cc"])
+
+    def test_an_unknown_argument_is_refused_by_name(self):
+        with self.assertRaisesRegex(VendorError, "`magic` of tf_custom_op_library"):
+            self._plan('tf_custom_op_library(name = "t.so", srcs = ["a.cc"], magic = 3)\n',
+                       ["a.cc"])
+
+    def test_includes_outside_the_op_folder_are_refused(self):
+        workspace = tempfile.mkdtemp()
+        _write(workspace, "tensorflow_ops/toy/a.cc", '#include "tensorflow_ops/other/x.h"\n')
+        _write(workspace, "tensorflow_ops/toy/BUILD",
+               'tf_custom_op_library(name = "t.so", srcs = ["a.cc"])\n')
+        with self.assertRaisesRegex(VendorError, "outside tensorflow_ops/toy"):
+            vendor_into_tf.make_plan("tensorflow_ops/toy", "tensorflow/toy", workspace)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,1 @@
+"""Command-line tools of the workspace (vendoring into a TensorFlow tree)."""

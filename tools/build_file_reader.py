@@ -1,0 +1,109 @@
+"""Reads a BUILD file into a list of calls, without Bazel.
+
+BUILD files are Starlark, whose syntax is a subset of Python's. Running one with
+Python, where every rule and macro is a function that only records its
+arguments, gives the exact list of targets the file declares (list
+comprehensions, concatenations and constants included), which is what the
+vendoring tool and the macro-argument check need. `glob()` is evaluated against
+the package folder; `select()` is kept as an opaque value.
+"""
+
+import ast
+import dataclasses
+import glob as _glob
+import os
+from typing import Any, Dict, List, Optional
+
+
+@dataclasses.dataclass
+class Select:
+    """A `select()` value: its branches, uninterpreted."""
+    branches: Dict[str, Any]
+
+
+@dataclasses.dataclass
+class Call:
+    """One top-level rule or macro call of a BUILD file."""
+    kind: str            # the function name as the BUILD file spells it
+    kwargs: Dict[str, Any]
+    positional: List[Any]
+    loaded_from: Optional[str]  # the .bzl label it was loaded from; None if native
+    line: int
+
+    @property
+    def name(self) -> str:
+        return self.kwargs.get("name", "")
+
+
+@dataclasses.dataclass
+class BuildFile:
+    path: str
+    calls: List[Call]
+    loads: Dict[str, str]  # local symbol -> .bzl label
+
+
+# Functions evaluated rather than recorded.
+_EVALUATED = {"load", "glob", "select"}
+
+
+def read_build_file(path: str) -> BuildFile:
+    """Evaluates the BUILD file at `path` and returns the calls it makes."""
+    with open(path) as build_file:
+        return read_build_file_text(build_file.read(), path)
+
+
+def read_build_file_text(source: str, path: str = "BUILD") -> BuildFile:
+    """Evaluates BUILD file text; `glob()` looks in the folder of `path`."""
+    package_dir = os.path.dirname(os.path.abspath(path))
+    tree = ast.parse(source, filename=path)
+    calls: List[Call] = []
+    loads: Dict[str, str] = {}
+    current_line = [0]
+
+    def recorder(kind: str):
+        def record(*positional, **kwargs):
+            if kind not in _EVALUATED:
+                calls.append(Call(kind, kwargs, list(positional), loads.get(kind),
+                                  current_line[0]))
+            return None
+        return record
+
+    def load(label: str, *symbols: str, **aliases: str) -> None:
+        for symbol in symbols:
+            loads[symbol] = label
+            scope[symbol] = recorder(symbol)
+        for alias in aliases:
+            loads[alias] = label
+            scope[alias] = recorder(alias)
+
+    def glob(include: List[str], exclude: List[str] = (), **_unused) -> List[str]:
+        found = set()
+        for pattern in include:
+            found.update(_glob.glob(pattern, root_dir=package_dir, recursive=True))
+        for pattern in exclude:
+            found.difference_update(
+                _glob.glob(pattern, root_dir=package_dir, recursive=True))
+        return sorted(f for f in found if os.path.isfile(os.path.join(package_dir, f)))
+
+    scope: Dict[str, Any] = {"__builtins__": {"len": len, "sorted": sorted,
+                                              "range": range, "dict": dict,
+                                              "list": list, "str": str}}
+    # Any name called but never defined is a native rule (cc_library, py_test, ...).
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            scope.setdefault(node.func.id, recorder(node.func.id))
+    scope.update(load=load, glob=glob, select=lambda branches, **_: Select(branches))
+    for statement in tree.body:
+        current_line[0] = statement.lineno
+        module = ast.Module(body=[statement], type_ignores=[])
+        exec(compile(module, path, "exec"), scope)  # pylint: disable=exec-used
+    return BuildFile(path, calls, loads)
+
+
+def files_of(value: Any) -> List[str]:
+    """The plain file names (not labels) in a srcs/hdrs/data value."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        return []
+    return [v for v in value if isinstance(v, str) and not v.startswith((":", "//", "@"))]
