@@ -30,13 +30,13 @@ def _tf_copts():
     # only at run time, such as the channel loops of the kernels.
     return TF_DEFINES + ["-std=" + TF_CXX_STANDARD, "-O3", "-fvisibility-inlines-hidden"] + _TF_MATH_COPTS
 
-def tf_cc_test(name, srcs, deps = [], data = [], extra_copts = [], linkopts = [], **kwargs):
+def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **kwargs):
     """A C++ test compiled with the op libraries' flags.
 
     Args:
       name: the test's name.
       srcs: its sources.
-      deps: cc_library targets it uses (for example TensorFlow-free math headers).
+      deps: cc_library targets it uses (required, as in TensorFlow: pass [] for none).
       data: files it reads at run time.
       extra_copts: compiler flags added after the shared ones.
       linkopts: extra linker flags.
