@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import json
 import os
 import tempfile
 import unittest
@@ -88,6 +89,21 @@ class VendorIntoTfTest(unittest.TestCase):
         code, _, err = _run("--tf-source", self.tree)
         self.assertEqual(code, 1)
         self.assertIn("changed since this tool wrote it", err)
+
+    def test_removes_a_file_it_wrote_that_the_op_no_longer_has(self):
+        self.assertEqual(_run("--tf-source", self.tree)[0], 0)
+        manifest_path = os.path.join(self.dest, vendor_into_tf.MANIFEST)
+        with open(manifest_path) as handle:
+            manifest = json.load(handle)
+        _write(self.dest, "python/old_op.py", "# from an earlier version of the op\n")
+        manifest["files"]["python/old_op.py"] = vendor_into_tf._sha256(
+            "# from an earlier version of the op\n")
+        with open(manifest_path, "w") as handle:
+            json.dump(manifest, handle)
+        code, out, _ = _run("--tf-source", self.tree)
+        self.assertEqual(code, 0)
+        self.assertIn(f"remove {self.dest}/python/old_op.py", out)
+        self.assertFalse(os.path.exists(os.path.join(self.dest, "python/old_op.py")))
 
     def test_rewrites_includes_imports_and_the_library_load(self):
         self.assertEqual(_run("--tf-source", self.tree)[0], 0)
