@@ -49,6 +49,9 @@ _BODIES = {
         srcs = srcs,
         deps = deps + ["@pip_tensorflow//:libtensorflow_framework"],
         copts = copts + TF_COPTS,
+        # Set here as TensorFlow's macro sets them: callers cannot pass them.
+        data = [],
+        features = ["windows_export_all_symbols"],
         linkopts = linkopts + ["-lm"],
         linkshared = 1,
         **kwargs
@@ -88,6 +91,7 @@ _BODIES = {
         main = main,
         shard_count = shard_count,
         tags = tags,
+        visibility = ["//visibility:public"] + additional_visibility,
         deps = deps,
         **kwargs
     )

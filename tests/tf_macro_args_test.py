@@ -75,6 +75,10 @@ class TfMacroArgsTest(unittest.TestCase):
         self.assertEqual(problems, ["BUILD:1: tf_cc_test has no argument `copts`"])
         self.assertEqual(tf_macros.check_call("tf_cc_test", {"name": "t", "srcs": []}, "B"),
                          ["B: tf_cc_test requires `deps`"])
+        # TensorFlow's macro sets `data` itself, so **kwargs cannot carry it.
+        self.assertEqual(tf_macros.check_call("tf_custom_op_library",
+                                              {"name": "t.so", "data": []}, "B"),
+                         ["B: tf_custom_op_library has no argument `data`"])
 
 
 if __name__ == "__main__":

@@ -54,6 +54,11 @@ _CC_TEST = _TEST_COMMON | {"linkstatic", "defines", "local_defines", "includes",
 _PY_TEST = _TEST_COMMON | {"deps", "srcs_version", "python_version", "imports",
                            "legacy_create_init", "stamp", "env_inherit"}
 _PY_LIBRARY = _COMMON | {"srcs", "deps", "data", "imports", "srcs_version"}
+# What TensorFlow's macros set themselves and so must not come through **kwargs
+# (Starlark rejects a keyword given twice): tf_custom_op_library passes data and
+# features to tf_cc_shared_object; tf_py_test passes visibility to py_test.
+_SET_BY_TF_CUSTOM_OP_LIBRARY = frozenset({"data", "features"})
+_SET_BY_TF_PY_TEST = frozenset({"visibility"})
 
 _TENSORFLOW_BZL = "//tensorflow:tensorflow.bzl"
 _DEFAULT_BZL = "//tensorflow:tensorflow.default.bzl"
@@ -67,7 +72,7 @@ MACROS: Dict[str, Macro] = {
         _TENSORFLOW_BZL,
         (("name", REQUIRED), ("srcs", "[]"), ("gpu_srcs", "[]"), ("deps", "[]"),
          ("gpu_deps", "None"), ("linkopts", "[]"), ("copts", "[]")),
-        _CC_BINARY),
+        _CC_BINARY - _SET_BY_TF_CUSTOM_OP_LIBRARY),
     "tf_gpu_kernel_library": Macro(
         _TENSORFLOW_BZL,
         (("srcs", REQUIRED), ("copts", "[]"), ("cuda_copts", "[]"), ("deps", "[]"),
@@ -86,7 +91,7 @@ MACROS: Dict[str, Macro] = {
             ("kernels", "[]"), ("flaky", "0"), ("xla_enable_strict_auto_jit", "False"),
             ("xla_enabled", "False"), ("grpc_enabled", "False"),
             ("tfrt_enabled", "False"), ("tfrt_enabled_internal", "False")),
-        _PY_TEST),
+        _PY_TEST - _SET_BY_TF_PY_TEST),
     # cuda_py_test(*args, **kwargs) forwards everything to gpu_py_test.
     "cuda_py_test": Macro(
         _DEFAULT_BZL,
@@ -94,7 +99,7 @@ MACROS: Dict[str, Macro] = {
             ("shard_count", "1"), ("kernels", "[]"), ("tags", "[]"), ("flaky", "0"),
             ("xla_enable_strict_auto_jit", "False"), ("xla_enabled", "False"),
             ("grpc_enabled", "False"), ("xla_tags", "[]")),
-        _PY_TEST),
+        _PY_TEST - _SET_BY_TF_PY_TEST),
     "py_strict_library": Macro(
         "//tensorflow:strict.default.bzl", (("name", REQUIRED),), _PY_LIBRARY),
     # In-tree BUILD files load cc_library through this wrapper of rules_cc's.

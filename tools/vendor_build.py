@@ -147,8 +147,8 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
                 # Headers shared with the CPU kernel go to both, as multiplex_2 does.
                 shared = [s for s in cpu if s.endswith(".h")]
                 new["gpu_srcs"] = sorted(set(cuda + shared))
-            new.update(_keep(kwargs, {"copts", "linkopts", "data", "visibility",
-                                      "tags", "testonly"}))
+            new.update(_keep(kwargs, {"copts", "linkopts", "visibility", "tags",
+                                      "testonly"}))
             new["deps"] = deps
             out.append(OutCall("tf_custom_op_library", new))
             if xla:
@@ -164,6 +164,8 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
         elif call.kind == "py_test":
             srcs = build_file_reader.files_of(kwargs.get("srcs", []))
             new = dict(kwargs, deps=sorted(set(deps + _python_deps(srcs, ctx))))
+            if "visibility" in new:  # tf_py_test sets it; add to it instead
+                new["additional_visibility"] = new.pop("visibility")
             if "main" not in new and len(srcs) == 1 and "/" in srcs[0]:
                 new["main"] = srcs[0]  # the macros look for <name>.py otherwise
             out.append(OutCall("cuda_py_test" if ctx.has_gpu else "tf_py_test", new))
