@@ -7,10 +7,17 @@ the generated `@local_config_tf//:build_defs.bzl`, never from a hard-coded list.
 """
 
 load(
+    "@local_config_cuda//cuda:build_defs.bzl",
+    "CUDA_COMPUTE_CAPABILITIES",
+    "NVCC_PATH",
+    "if_cuda",
+)
+load(
     "@local_config_tf//:build_defs.bzl",
     "TF_CXX_STANDARD",
     "TF_DEFINES",
 )
+load("//third_party/gpus:nvcc_compile.bzl", "gencode_flags", "nvcc_objects")
 
 _TF_DEPS = [
     "@local_config_tf//:tf_header_lib",
@@ -52,18 +59,61 @@ def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **k
         **kwargs
     )
 
-def tf_gpu_kernel_library(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
+def _nvcc_copts():
+    # TensorFlow's flags for its own .cu.cc files, and the host flags of the CPU
+    # part. -fmad=false is -ffp-contract=off for device code: a fused
+    # multiply-add would round differently from the CPU kernels.
+    host = ["-fPIC", "-O3", "-fvisibility-inlines-hidden"] + _TF_MATH_COPTS
+    return [
+        "-std=" + TF_CXX_STANDARD,
+        "-DGOOGLE_CUDA=1",
+        "-DEIGEN_USE_GPU",
+        "--expt-relaxed-constexpr",
+        "-fmad=false",
+        "-O3",
+    ] + TF_DEFINES + ["-Xcompiler=" + flag for flag in host]
+
+def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hdrs = [], **kwargs):
     """A library of GPU kernels (`*.cu.cc`), linked into a tf_custom_op_library.
 
-    Until CUDA compilation is wired in, the sources are compiled by the host compiler
-    without GOOGLE_CUDA, exactly as TensorFlow does in a CPU-only build: their bodies
-    sit inside `#if GOOGLE_CUDA` and compile to nothing.
+    Under --config=cuda, nvcc compiles each source (one action per file) with
+    TensorFlow's CUDA flags and the compute capabilities configure.py chose.
+    Otherwise the host compiler compiles them without GOOGLE_CUDA, exactly as
+    TensorFlow does in a CPU-only build: their bodies sit inside `#if GOOGLE_CUDA`
+    and compile to nothing.
+
+    Args:
+      name: the library's name.
+      srcs: CUDA sources (`*.cu.cc`) and the headers only they include.
+      copts: host-compiler flags, for both configurations (passed to nvcc
+        through -Xcompiler).
+      cuda_copts: nvcc flags, under --config=cuda only.
+      deps: cc_library targets the sources include.
+      hdrs: headers of this library.
+      **kwargs: passed to cc_library (visibility, tags, ...).
     """
+    all_deps = deps + ["@local_config_tf//:tf_header_lib"]
+    objects = name + "_nvcc"
+    nvcc_objects(
+        name = objects,
+        srcs = [s for s in srcs if s.endswith(".cu.cc")],
+        hdrs = hdrs + [s for s in srcs if not s.endswith(".cu.cc")],
+        deps = all_deps + ["@local_config_cuda//cuda:cuda_headers"],
+        copts = _nvcc_copts() + ["-Xcompiler=" + flag for flag in copts] + cuda_copts,
+        gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
+        nvcc = NVCC_PATH or "nvcc",
+        # Built only as a dependency under --config=cuda, never by `//...`.
+        tags = ["manual"],
+        visibility = ["//visibility:private"],
+    )
     native.cc_library(
         name = name,
-        srcs = srcs,
+        srcs = if_cuda(
+            [":" + objects] + [s for s in srcs if not s.endswith(".cu.cc")],
+            srcs,
+        ),
         hdrs = hdrs,
-        deps = deps + ["@local_config_tf//:tf_header_lib"],
+        deps = all_deps + if_cuda(["@local_config_cuda//cuda:cudart_static"]),
         copts = _tf_copts() + copts,
         alwayslink = 1,
         **kwargs

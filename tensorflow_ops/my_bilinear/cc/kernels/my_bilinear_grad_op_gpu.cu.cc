@@ -1,0 +1,88 @@
+// GPU kernel of MyBilinearGrad: the same checks as the CPU kernel, then one
+// launch on TensorFlow's stream in which each thread gathers input-gradient
+// elements with the per-element math of bilinear_gpu_elements.h. No atomics:
+// every element is a fixed sequence of operations, so runs repeat bit for bit.
+#if GOOGLE_CUDA
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/register_types.h"
+#include "tensorflow/core/framework/tensor.h"
+#include "tensorflow/core/util/gpu_kernel_helper.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace {
+
+using ::tensorflow::DEVICE_GPU;
+using ::tensorflow::OpKernelConstruction;
+using ::tensorflow::OpKernelContext;
+using ::tensorflow::Tensor;
+using ::tensorflow::register_kernel::Name;
+
+// half and bfloat16 are summed in float (AccumulatorType), in registers.
+template <typename T>
+__global__ void ResizeGradKernel(bilinear::ResizeGeometry geometry,
+                                 const T* __restrict__ grads, int64_t count,
+                                 bilinear::LaunchGrid grid,
+                                 T* __restrict__ images_grad) {
+  using A = bilinear::AccumulatorType<T>;
+  const bilinear::Samplers<A> samplers = bilinear::SamplersFor<A>(geometry);
+  for (int64_t i = bilinear::FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
+       i += bilinear::Stride(grid)) {
+    images_grad[i] = bilinear::ResizeGradElement<T>(geometry, samplers, grads, i);
+  }
+}
+
+template <typename T>
+class MyBilinearGradGpuOp : public BilinearOpKernel {
+ public:
+  explicit MyBilinearGradGpuOp(OpKernelConstruction* context)
+      : BilinearOpKernel(context) {}
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& grads = context->input(0);
+    const Tensor& original_image = context->input(1);
+    bilinear::ResizeGeometry geometry = AttrGeometry();
+    OP_REQUIRES_OK(context,
+                   ValidateResizeGradInputs(grads, original_image, &geometry));
+    Tensor* images_grad = nullptr;
+    OP_REQUIRES_OK(context, context->allocate_output(0, original_image.shape(),
+                                                     &images_grad));
+    const int64_t count = images_grad->NumElements();
+    if (count == 0) return;
+
+    const bilinear::LaunchGrid grid = bilinear::GridFor(count);
+    const absl::Status launched = tensorflow::GpuLaunchKernel(
+        ResizeGradKernel<T>, static_cast<int>(grid.blocks),
+        static_cast<int>(grid.threads_per_block), 0,
+        context->eigen_device<Eigen::GpuDevice>().stream(), geometry,
+        grads.flat<T>().data(), count, grid, images_grad->flat<T>().data());
+    OP_REQUIRES(context, launched.ok(),
+                absl::InternalError(absl::StrCat("MyBilinearGrad: launching the "
+                                                 "GPU kernel failed: ",
+                                                 launched.message())));
+  }
+};
+
+#define REGISTER_MY_BILINEAR_GRAD_GPU(T)                                    \
+  REGISTER_KERNEL_BUILDER(                                                  \
+      Name("MyBilinearGrad").Device(DEVICE_GPU).TypeConstraint<T>("T"),     \
+      MyBilinearGradGpuOp<T>);
+
+TF_CALL_half(REGISTER_MY_BILINEAR_GRAD_GPU);
+TF_CALL_bfloat16(REGISTER_MY_BILINEAR_GRAD_GPU);
+TF_CALL_float(REGISTER_MY_BILINEAR_GRAD_GPU);
+TF_CALL_double(REGISTER_MY_BILINEAR_GRAD_GPU);
+
+#undef REGISTER_MY_BILINEAR_GRAD_GPU
+
+}  // namespace
+}  // namespace tensorflow_ops
+
+#endif  // GOOGLE_CUDA

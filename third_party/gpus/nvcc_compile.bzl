@@ -1,0 +1,79 @@
+"""Rule `nvcc_objects`: compiles each CUDA source with nvcc into a PIC object.
+
+Bazel 4's native C++ rules call only the host compiler, so this rule runs nvcc
+itself, one action per source (an edit recompiles that file alone). Its
+outputs end in `.pic.o`, which a cc_library accepts in `srcs` and links like
+any object of its own. Include paths, defines and headers come from the
+CcInfo of `deps`, so a source sees exactly what the host-compiled sources see.
+"""
+
+def _flags(prefix, values):
+    return [prefix + v for v in values]
+
+def _nvcc_objects_impl(ctx):
+    contexts = [dep[CcInfo].compilation_context for dep in ctx.attr.deps]
+    headers = depset(ctx.files.hdrs, transitive = [c.headers for c in contexts])
+    includes = ["."]
+    quote_includes = [ctx.bin_dir.path]
+    system_includes = []
+    defines = []
+    for c in contexts:
+        includes += c.includes.to_list()
+        quote_includes += c.quote_includes.to_list()
+        system_includes += c.system_includes.to_list()
+        defines += c.defines.to_list()
+
+    common = (
+        ["-x", "cu", "-c"] +
+        ctx.attr.copts +
+        _flags("-D", defines) +
+        _flags("-I", includes + quote_includes) +
+        [flag for d in system_includes for flag in ["-isystem", d]] +
+        ctx.attr.gencode_flags
+    )
+    objects = []
+    for src in ctx.files.srcs:
+        name = src.basename[:-len(".cu.cc")] if src.basename.endswith(".cu.cc") else src.basename
+        obj = ctx.actions.declare_file("_nvcc/%s/%s.pic.o" % (ctx.label.name, name))
+        ctx.actions.run(
+            executable = ctx.attr.nvcc,
+            arguments = common + [src.path, "-o", obj.path],
+            inputs = depset([src], transitive = [headers]),
+            outputs = [obj],
+            mnemonic = "NvccCompile",
+            progress_message = "nvcc %s" % src.short_path,
+            # nvcc finds the host compiler (gcc) on PATH.
+            use_default_shell_env = True,
+        )
+        objects.append(obj)
+    return [DefaultInfo(files = depset(objects))]
+
+nvcc_objects = rule(
+    implementation = _nvcc_objects_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = [".cu.cc", ".cu"]),
+        "hdrs": attr.label_list(allow_files = True),
+        "deps": attr.label_list(providers = [CcInfo]),
+        # Everything nvcc is told besides sources, includes and defines:
+        # language, standard, host-compiler flags (-Xcompiler), optimization.
+        "copts": attr.string_list(),
+        # -gencode flags, one pair per compute capability.
+        "gencode_flags": attr.string_list(),
+        # An absolute path: nvcc needs its whole toolkit beside it, which stays
+        # where it is installed rather than becoming an input of every action.
+        "nvcc": attr.string(mandatory = True),
+    },
+)
+
+def gencode_flags(capabilities):
+    """nvcc -gencode flags: sm_XY -> SASS for XY, compute_XY -> PTX for XY."""
+    flags = []
+    for capability in capabilities:
+        kind, version = capability.split("_")
+        if kind == "sm":
+            flags += ["-gencode", "arch=compute_%s,code=sm_%s" % (version, version)]
+        elif kind == "compute":
+            flags += ["-gencode", "arch=compute_%s,code=compute_%s" % (version, version)]
+        else:
+            fail("Unknown compute capability %r: expected sm_XY or compute_XY" % capability)
+    return flags
