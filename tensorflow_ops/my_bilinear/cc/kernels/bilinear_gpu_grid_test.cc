@@ -1,0 +1,206 @@
+// The GPU kernels' indexing, checked on the host (no GPU, no TensorFlow).
+//
+// The CUDA kernels are a grid-stride loop around ResizeElement and
+// ResizeGradElement (bilinear_gpu_elements.h). This test walks the same loop
+// over every (block, thread) of the grid GridFor() gives, calls the same
+// functions, and checks that:
+//  - every output index is written exactly once;
+//  - the values equal the CPU kernels' (ResizeRows, ResizeGradRows) bit for
+//    bit, forward and gradient, over the CPU math test's matrix: growing,
+//    shrinking and equal sizes, 1x1, all three attr modes, channels 1, 3, 4
+//    and 17;
+//  - nothing outside the input is read: it sits between NaN guards, and a
+//    stray read turns a result into NaN.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+namespace {
+
+constexpr int64_t kGuard = 16;  // NaN elements on each side of an input
+
+int failures = 0;
+
+void Fail(const ResizeGeometry& g, const char* what, int64_t index) {
+  if (++failures <= 20) {
+    std::printf("FAIL %s at index %lld: in %lldx%lld out %lldx%lld c=%lld ac=%d hp=%d\n",
+                what, static_cast<long long>(index), static_cast<long long>(g.in_height),
+                static_cast<long long>(g.in_width), static_cast<long long>(g.out_height),
+                static_cast<long long>(g.out_width), static_cast<long long>(g.channels),
+                g.align_corners, g.half_pixel_centers);
+  }
+}
+
+// What the kernel does: each thread of each block walks its indices, and
+// `element(i)` is stored at i. Returns how often each index was written.
+template <typename OutT, typename Element>
+std::vector<int> RunGrid(const LaunchGrid& grid, int64_t count, Element element,
+                         std::vector<OutT>* output) {
+  std::vector<int> writes(count, 0);
+  for (int64_t block = 0; block < grid.blocks; ++block) {
+    for (int64_t thread = 0; thread < grid.threads_per_block; ++thread) {
+      for (int64_t i = FirstIndex(grid, block, thread); i < count; i += Stride(grid)) {
+        (*output)[i] = element(i);
+        ++writes[i];
+      }
+    }
+  }
+  return writes;
+}
+
+template <typename T>
+void CompareBits(const ResizeGeometry& g, const char* what, const std::vector<T>& got,
+                 const std::vector<T>& want, const std::vector<int>& writes) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (writes[i] != 1) return Fail(g, "index not written exactly once", i);
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) return Fail(g, what, i);
+  }
+}
+
+// `values` between NaN guards (for integer types, just the values).
+template <typename T>
+std::vector<T> Guarded(const std::vector<T>& values) {
+  const T guard = std::numeric_limits<T>::has_quiet_NaN ? std::nan("") : T(0);
+  std::vector<T> guarded(values.size() + 2 * kGuard, guard);
+  std::copy(values.begin(), values.end(), guarded.begin() + kGuard);
+  return guarded;
+}
+
+template <typename T>
+std::vector<T> Random(int64_t size, std::mt19937* rng) {
+  std::uniform_real_distribution<double> uniform(-100, 100);
+  std::vector<T> values(size);
+  for (T& v : values) v = static_cast<T>(uniform(*rng));
+  return values;
+}
+
+int64_t InputSize(const ResizeGeometry& g) {
+  return g.batch * g.in_height * g.in_width * g.channels;
+}
+int64_t OutputSize(const ResizeGeometry& g) {
+  return g.batch * g.out_height * g.out_width * g.channels;
+}
+
+template <typename T, typename OutT>
+void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
+                  const std::vector<T>& images) {
+  const int64_t count = OutputSize(g);
+  std::vector<OutT> want(count);
+  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  const std::vector<T> guarded = Guarded(images);
+  const T* input = guarded.data() + kGuard;
+  using A = AccumulatorType<OutT>;
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  std::vector<OutT> got(count);
+  const std::vector<int> writes = RunGrid<OutT>(
+      grid, count,
+      [&](int64_t i) { return ResizeElement<T, OutT>(g, samplers, input, i); }, &got);
+  CompareBits(g, "forward differs from the CPU kernel", got, want, writes);
+}
+
+template <typename T>
+void CheckGradient(const ResizeGeometry& g, const LaunchGrid& grid,
+                   const std::vector<T>& grads) {
+  const int64_t count = InputSize(g);
+  std::vector<T> want(count);
+  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data(), want.data());
+  const std::vector<T> guarded = Guarded(grads);
+  const T* input = guarded.data() + kGuard;
+  const Samplers<T> samplers = SamplersFor<T>(g);
+  std::vector<T> got(count);
+  const std::vector<int> writes = RunGrid<T>(
+      grid, count,
+      [&](int64_t i) { return ResizeGradElement<T>(g, samplers, input, i); }, &got);
+  CompareBits(g, "gradient differs from the CPU kernel", got, want, writes);
+}
+
+// The launch grids of both kernels for `g`: the one the op uses, and one of
+// 3 blocks, in which each thread walks several elements, as every thread does
+// once an element count passes kMaxBlocks * kThreadsPerBlock.
+void CheckGeometry(const ResizeGeometry& g, std::mt19937* rng) {
+  const LaunchGrid small_grid = {3, kThreadsPerBlock};
+  for (const bool strided : {false, true}) {
+    const LaunchGrid forward = strided ? small_grid : GridFor(OutputSize(g));
+    const LaunchGrid backward = strided ? small_grid : GridFor(InputSize(g));
+    const std::vector<float> images = Random<float>(InputSize(g), rng);
+    CheckForward<float, float>(g, forward, images);
+    CheckForward<double, double>(g, forward, Random<double>(InputSize(g), rng));
+    CheckForward<double, float>(g, forward, Random<double>(InputSize(g), rng));
+    std::vector<uint8_t> bytes(InputSize(g));
+    for (uint8_t& v : bytes) v = static_cast<uint8_t>((*rng)());
+    CheckForward<uint8_t, float>(g, forward, bytes);
+    CheckGradient<float>(g, backward, Random<float>(OutputSize(g), rng));
+    CheckGradient<double>(g, backward, Random<double>(OutputSize(g), rng));
+  }
+}
+
+// The grid stays within CUDA's limits (an int of blocks) for any element
+// count, and gives every element a thread of its own up to kMaxBlocks blocks.
+void CheckGridLimits() {
+  ResizeGeometry g;
+  for (const int64_t count : {int64_t{1}, int64_t{255}, int64_t{256}, int64_t{257},
+                              kMaxBlocks * kThreadsPerBlock + 1, int64_t{1} << 31,
+                              (int64_t{1} << 40) + 3}) {
+    const LaunchGrid grid = GridFor(count);
+    const bool fits = grid.blocks >= 1 && grid.blocks <= kMaxBlocks &&
+                      grid.threads_per_block == kThreadsPerBlock;
+    const bool one_each = count > kMaxBlocks * kThreadsPerBlock ||
+                          (Stride(grid) >= count && Stride(grid) - count < kThreadsPerBlock);
+    if (!fits || !one_each) Fail(g, "launch grid", count);
+  }
+}
+
+void CheckAll() {
+  std::mt19937 rng(20261130);
+  const int64_t sizes[] = {1, 2, 3, 5, 8, 13};
+  const int64_t channel_counts[] = {1, 3, 4, 17};
+  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
+  int64_t geometries = 0;
+  for (const auto& attr : attrs)
+    for (int64_t in_h : sizes)
+      for (int64_t out_h : sizes)
+        for (int64_t in_w : {int64_t{1}, int64_t{4}, int64_t{7}})
+          for (int64_t out_w : {int64_t{1}, int64_t{4}, int64_t{10}})
+            for (int64_t channels : channel_counts) {
+              ResizeGeometry g;
+              g.batch = 2;
+              g.in_height = in_h;
+              g.in_width = in_w;
+              g.out_height = out_h;
+              g.out_width = out_w;
+              g.channels = channels;
+              g.align_corners = attr[0];
+              g.half_pixel_centers = attr[1];
+              CheckGeometry(g, &rng);
+              ++geometries;
+            }
+  std::printf("checked %lld geometries on two launch grids each\n",
+              static_cast<long long>(geometries));
+  CheckGridLimits();
+}
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+int main() {
+  tensorflow_ops::bilinear::CheckAll();
+  if (tensorflow_ops::bilinear::failures > 0) {
+    std::printf("%d failures\n", tensorflow_ops::bilinear::failures);
+    return 1;
+  }
+  std::printf("PASS\n");
+  return 0;
+}
