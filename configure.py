@@ -3,12 +3,20 @@
 
     python3 configure.py                       # .venv from requirements.txt
     python3 configure.py --python /path/python # an interpreter that has TensorFlow
+    python3 configure.py --cuda                # also build the GPU kernels (nvcc)
 
 It (1) creates `.venv` and installs requirements.txt into it, unless --python
 names an interpreter that already has TensorFlow; (2) installs Bazel
 (`bazel-bootstrap`, `bazel-rules-java`) with apt if it is missing on Debian or
 Ubuntu; (3) writes `.tf_configure.bazelrc`, which `.bazelrc` imports; and
 (4) prints what it found. Running it again only redoes what changed.
+
+CUDA is turned on as TensorFlow's own configure does: with --cuda or
+TF_NEED_CUDA=1, or by default when the installed TensorFlow is a CUDA build and
+nvcc is found (TF_NEED_CUDA=0 or --no-cuda turns it off). The toolkit is
+$CUDA_TOOLKIT_PATH, else /usr/local/cuda, else the nvcc on PATH; the GPUs to
+compile for are $TF_CUDA_COMPUTE_CAPABILITIES, else those of TensorFlow's build
+that this nvcc supports, else DEFAULT_CAPABILITIES.
 """
 
 import argparse
@@ -18,7 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 VENV_DIR = os.path.join(ROOT, ".venv")
@@ -29,6 +37,9 @@ FIND_TENSORFLOW = os.path.join(ROOT, "third_party", "tf", "find_tensorflow.py")
 # Debian's Bazel 4 needs its rules_java copy here (the generated rc points at it).
 RULES_JAVA_DIR = "/usr/share/bazel/rules/java"
 BAZEL_PACKAGES = ["bazel-bootstrap", "bazel-rules-java"]
+# Keep in sync with third_party/gpus/cuda_configure.bzl: what CUDA 13 still
+# compiles for (Turing and newer), with PTX for GPUs newer than Hopper.
+DEFAULT_CAPABILITIES = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "compute_90"]
 
 
 def log(message: str) -> None:
@@ -121,19 +132,33 @@ def ensure_bazel() -> str:
     return f"{bazel} ({version.stdout.strip()})"
 
 
-def find_nvcc() -> Optional[str]:
-    """The nvcc the cuda_configure rule will see, with its release, or None."""
-    nvcc = shutil.which("nvcc")
-    for cuda_path in (os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if cuda_path and os.access(os.path.join(cuda_path, "bin", "nvcc"), os.X_OK):
-            nvcc = os.path.join(cuda_path, "bin", "nvcc")
+class Nvcc(NamedTuple):
+    """The CUDA compiler the cuda_configure rule will use."""
+    path: str
+    toolkit: str
+    release: str  # "13.0"; "" where `nvcc --version` does not say
+    targets: List[str]  # sm_XY and compute_XY it can compile for
+
+
+def find_nvcc() -> Optional[Nvcc]:
+    """The nvcc the cuda_configure rule will see (same search order), or None."""
+    nvcc = None
+    for toolkit in (os.environ.get("CUDA_TOOLKIT_PATH"), "/usr/local/cuda"):
+        if toolkit and os.access(os.path.join(toolkit, "bin", "nvcc"), os.X_OK):
+            nvcc = os.path.join(toolkit, "bin", "nvcc")
             break
+    nvcc = nvcc or shutil.which("nvcc")
     if nvcc is None:
         return None
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True)
+    toolkit = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+
+    def ask(flag: str) -> str:
+        return subprocess.run([nvcc, flag], capture_output=True, text=True).stdout
+
     release = [line.split("release ")[1].split(",")[0]
-               for line in version.stdout.splitlines() if "release " in line]
-    return f"{nvcc} (CUDA {release[0]})" if release else nvcc
+               for line in ask("--version").splitlines() if "release " in line]
+    targets = ask("--list-gpu-code").split() + ask("--list-gpu-arch").split()
+    return Nvcc(nvcc, toolkit, release[0] if release else "", targets)
 
 
 def bazel_release() -> Tuple[int, ...]:
@@ -170,7 +195,51 @@ def version_flags(release: Tuple[int, ...]) -> List[str]:
     return flags
 
 
-def write_bazelrc(python: str, tensorflow: Dict, release: Tuple[int, ...]) -> bool:
+def normalize_capability(capability: str) -> str:
+    """"7.5" (TensorFlow's spelling) -> "sm_75"; "sm_75" and "compute_90" stay."""
+    capability = capability.strip()
+    if capability.replace(".", "").isdigit():
+        return "sm_" + capability.replace(".", "")
+    return capability
+
+
+def compute_capabilities(tensorflow: Dict, nvcc: Nvcc) -> Tuple[List[str], str]:
+    """The GPUs to compile for, and where that list came from."""
+    requested = os.environ.get("TF_CUDA_COMPUTE_CAPABILITIES", "")
+    if requested:
+        return ([normalize_capability(c) for c in requested.split(",") if c.strip()],
+                "TF_CUDA_COMPUTE_CAPABILITIES")
+    supported = [c for c in tensorflow.get("cuda_compute_capabilities", [])
+                 if c in nvcc.targets]
+    if supported:
+        return supported, f"TensorFlow's build, those nvcc {nvcc.release} supports"
+    return DEFAULT_CAPABILITIES, "default"
+
+
+def want_cuda(flag: Optional[bool], tensorflow: Dict, nvcc: Optional[Nvcc]) -> bool:
+    """--cuda/--no-cuda, else TF_NEED_CUDA, else: a CUDA build of TF and nvcc found."""
+    if flag is not None:
+        return flag
+    need = os.environ.get("TF_NEED_CUDA", "")
+    if need in ("0", "1"):
+        return need == "1"
+    return bool(tensorflow["is_cuda_build"]) and nvcc is not None
+
+
+def version_warning(tensorflow_cuda: str, nvcc_release: str) -> Optional[str]:
+    """One sentence when nvcc and TensorFlow's CUDA differ in major version."""
+    if not tensorflow_cuda or not nvcc_release:
+        return None
+    nvcc_major = nvcc_release.split(".")[0]
+    if tensorflow_cuda.split(".")[0] == nvcc_major:
+        return None
+    return (f"nvcc is CUDA {nvcc_release} but TensorFlow was built with CUDA "
+            f"{tensorflow_cuda}, so the GPU kernels need a driver that supports "
+            f"CUDA {nvcc_major}.")
+
+
+def write_bazelrc(python: str, tensorflow: Dict, release: Tuple[int, ...],
+                  cuda_lines: List[str]) -> bool:
     """Writes .tf_configure.bazelrc; returns whether its content changed."""
     content = "\n".join([
         "# Generated by configure.py. Do not edit; run configure.py again instead.",
@@ -180,6 +249,7 @@ def write_bazelrc(python: str, tensorflow: Dict, release: Tuple[int, ...]) -> bo
         # Everything comes from this machine: fail fast instead of downloading.
         f"# Bazel {'.'.join(map(str, release))}:",
         *version_flags(release),
+        *cuda_lines,
         "",
     ])
     if os.path.exists(BAZELRC):
@@ -195,6 +265,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", help="an interpreter that already has TensorFlow; "
                         "no .venv is created")
+    parser.add_argument("--cuda", action=argparse.BooleanOptionalAction, default=None,
+                        help="build the GPU kernels with nvcc (default: when TensorFlow "
+                        "is a CUDA build and nvcc is found, or TF_NEED_CUDA=1)")
     args = parser.parse_args()
 
     if args.python:
@@ -207,7 +280,21 @@ def main() -> None:
     tensorflow = describe_tensorflow(python)
     bazel = ensure_bazel()
     nvcc = find_nvcc()
-    changed = write_bazelrc(python, tensorflow, bazel_release())
+    cuda = want_cuda(args.cuda, tensorflow, nvcc)
+    cuda_lines: List[str] = []
+    cuda_row = "off (CPU kernels only; --cuda turns the GPU kernels on)"
+    if cuda:
+        if nvcc is None:
+            fail("CUDA was asked for but no nvcc was found: set CUDA_TOOLKIT_PATH to "
+                 "the CUDA toolkit, or put nvcc on PATH")
+        capabilities, source = compute_capabilities(tensorflow, nvcc)
+        cuda_lines = [
+            "build --config=cuda",
+            f"build --repo_env=CUDA_TOOLKIT_PATH={nvcc.toolkit}",
+            f"build --repo_env=TF_CUDA_COMPUTE_CAPABILITIES={','.join(capabilities)}",
+        ]
+        cuda_row = f"on, for {','.join(capabilities)} ({source})"
+    changed = write_bazelrc(python, tensorflow, bazel_release(), cuda_lines)
 
     build = "CUDA build" if tensorflow["is_cuda_build"] else "CPU build"
     rows = [
@@ -218,12 +305,19 @@ def main() -> None:
         ("C++ standard", tensorflow["cxx_standard"]),
         ("Defines", " ".join(tensorflow["defines"])),
         ("Bazel", bazel),
-        ("nvcc", nvcc or "not found (GPU kernels are not built)"),
+        ("nvcc", f"{nvcc.path} (CUDA {nvcc.release or 'unknown'})" if nvcc
+                 else "not found (GPU kernels are not built)"),
+        ("TensorFlow's CUDA", tensorflow.get("cuda_version") or "none (CPU build)"),
+        ("GPU kernels", cuda_row),
         (".tf_configure.bazelrc", "written" if changed else "unchanged"),
     ]
     log("ready")
     for label, value in rows:
         print(f"  {label:<22} {value}")
+    warning = version_warning(tensorflow.get("cuda_version", ""),
+                              nvcc.release) if cuda else None
+    if warning:
+        log(f"warning: {warning}")
     print("Next: bazel build :my_bilinear_op.so    then: bazel test //...")
 
 

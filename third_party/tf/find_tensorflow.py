@@ -31,6 +31,7 @@ def describe_tensorflow() -> dict:
     standards = [f.split("=", 1)[1] for f in compile_flags if "-std=" in f]
     lib_dirs = [f[2:] for f in link_flags if f.startswith("-L")]
     libs = [f[3:] for f in link_flags if f.startswith("-l:")]
+    build_info = tf.sysconfig.get_build_info()
     abi = [d.split("=", 1)[1] for d in defines if d.startswith("-D_GLIBCXX_USE_CXX11_ABI=")]
     if len(include_dirs) != 1 or len(lib_dirs) != 1 or len(libs) != 1:
         _fail(f"Unexpected tf.sysconfig flags: {compile_flags} {link_flags}")
@@ -42,7 +43,10 @@ def describe_tensorflow() -> dict:
         "defines": defines,
         "cxx_standard": standards[0] if standards else "c++17",
         "cxx11_abi": abi[0] if abi else "unknown",
-        "is_cuda_build": bool(tf.sysconfig.get_build_info().get("is_cuda_build")),
+        "is_cuda_build": bool(build_info.get("is_cuda_build")),
+        # A CUDA build's toolkit version ("12.5.1") and target GPUs ("sm_60", ...).
+        "cuda_version": build_info.get("cuda_version", ""),
+        "cuda_compute_capabilities": list(build_info.get("cuda_compute_capabilities", [])),
         "python": sys.executable,
     }
 
