@@ -13,6 +13,7 @@
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/util/gpu_kernel_helper.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_kernels.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
@@ -24,20 +25,6 @@ using ::tensorflow::OpKernelConstruction;
 using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
 using ::tensorflow::register_kernel::Name;
-
-// half and bfloat16 are summed in float (AccumulatorType), in registers.
-template <typename T>
-__global__ void ResizeGradKernel(bilinear::ResizeGeometry geometry,
-                                 const T* __restrict__ grads, int64_t count,
-                                 bilinear::LaunchGrid grid,
-                                 T* __restrict__ images_grad) {
-  using A = bilinear::AccumulatorType<T>;
-  const bilinear::Samplers<A> samplers = bilinear::SamplersFor<A>(geometry);
-  for (int64_t i = bilinear::FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
-       i += bilinear::Stride(grid)) {
-    images_grad[i] = bilinear::ResizeGradElement<T>(geometry, samplers, grads, i);
-  }
-}
 
 template <typename T>
 class MyBilinearGradGpuOp : public BilinearOpKernel {
@@ -59,7 +46,7 @@ class MyBilinearGradGpuOp : public BilinearOpKernel {
 
     const bilinear::LaunchGrid grid = bilinear::GridFor(count);
     const absl::Status launched = tensorflow::GpuLaunchKernel(
-        ResizeGradKernel<T>, static_cast<int>(grid.blocks),
+        bilinear::ResizeGradKernel<T>, static_cast<int>(grid.blocks),
         static_cast<int>(grid.threads_per_block), 0,
         context->eigen_device<Eigen::GpuDevice>().stream(), geometry,
         grads.flat<T>().data(), count, grid, images_grad->flat<T>().data());

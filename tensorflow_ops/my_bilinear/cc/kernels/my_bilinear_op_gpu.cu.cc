@@ -13,6 +13,7 @@
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/util/gpu_kernel_helper.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_kernels.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
@@ -25,18 +26,6 @@ using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
 using ::tensorflow::TensorShape;
 using ::tensorflow::register_kernel::Name;
-
-template <typename T, typename OutT>
-__global__ void ResizeKernel(bilinear::ResizeGeometry geometry,
-                             const T* __restrict__ images, int64_t count,
-                             bilinear::LaunchGrid grid, OutT* __restrict__ output) {
-  using A = bilinear::AccumulatorType<OutT>;
-  const bilinear::Samplers<A> samplers = bilinear::SamplersFor<A>(geometry);
-  for (int64_t i = bilinear::FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
-       i += bilinear::Stride(grid)) {
-    output[i] = bilinear::ResizeElement<T, OutT>(geometry, samplers, images, i);
-  }
-}
 
 template <typename T, typename OutT>
 class MyBilinearGpuOp : public BilinearOpKernel {
@@ -61,7 +50,7 @@ class MyBilinearGpuOp : public BilinearOpKernel {
 
     const bilinear::LaunchGrid grid = bilinear::GridFor(count);
     const absl::Status launched = tensorflow::GpuLaunchKernel(
-        ResizeKernel<T, OutT>, static_cast<int>(grid.blocks),
+        bilinear::ResizeKernel<T, OutT>, static_cast<int>(grid.blocks),
         static_cast<int>(grid.threads_per_block), 0,
         context->eigen_device<Eigen::GpuDevice>().stream(), geometry,
         images.flat<T>().data(), count, grid, output->flat<OutT>().data());
