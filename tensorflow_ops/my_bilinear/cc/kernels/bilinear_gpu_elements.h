@@ -12,6 +12,7 @@
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_GPU_ELEMENTS_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
@@ -86,8 +87,14 @@ template <typename T, typename OutT, typename A = AccumulatorType<OutT>>
 BILINEAR_HOST_DEVICE OutT ResizeElement(const ResizeGeometry& g,
                                         const Samplers<A>& samplers,
                                         const T* __restrict__ images, int64_t index) {
-  // Equal sizes are a copy with a cast, as in CopyRows.
-  if (IsIdentity(g)) return static_cast<OutT>(images[index]);
+  // Equal sizes are a copy with a cast through A, as in CopyRows.
+  if (IsIdentity(g)) {
+    if constexpr (std::is_same<T, OutT>::value) {
+      return images[index];
+    } else {
+      return static_cast<OutT>(static_cast<A>(images[index]));
+    }
+  }
   const PixelIndex p = SplitIndex(index, g.out_height, g.out_width, g.channels);
   const AxisWeight<A> y = samplers.rows.At(p.y);
   const AxisWeight<A> x = samplers.columns.At(p.x);
