@@ -56,6 +56,10 @@ MEMORY_BUDGET_BYTES = 1 << 30
 DEFAULT_FLAGS = {"rss_limit_mb": 0, "len_control": 0, "max_len": 1024, "timeout": 60}
 ALLOWED_ERRORS = (tf.errors.InvalidArgumentError, tf.errors.ResourceExhaustedError)
 
+# Values of the upstream gradient, and how many elements it may have.
+UPSTREAM_VALUES = [0.5, -2.0, np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45]
+MAX_UPSTREAM_ELEMENTS = 1 << 22
+
 OPS = op_calls.discover_ops()
 
 
@@ -127,9 +131,19 @@ def _run_gradient(call: op_calls.OpCall) -> None:
     output = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
     if not isinstance(output, tf.Tensor) or not output.dtype.is_floating or not sources:
         return
-    rng = np.random.default_rng(call.upstream_seed)
-    upstream = rng.choice([0.5, -2.0, np.nan, np.inf, -np.inf, 0.0, 1e-45],
-                          size=output.shape.as_list()).astype(output.dtype.as_numpy_dtype)
+    count = output.shape.num_elements()
+    if count > MAX_UPSTREAM_ELEMENTS:
+        # The op ran on a large request; a second tensor that large could
+        # exhaust the memory cap in NumPy, outside any op.
+        stats["gradient skipped: large output"] += 1
+        return
+    if count == 0:
+        # Empty, possibly with huge dims (a batch of 0), which NumPy refuses.
+        upstream = tf.zeros(output.shape, output.dtype)
+    else:
+        rng = np.random.default_rng(call.upstream_seed)
+        upstream = rng.choice(np.array(UPSTREAM_VALUES, output.dtype.as_numpy_dtype),
+                              size=output.shape.as_list())
     tape.gradient(output, list(sources.values()), output_gradients=upstream)
 
 
