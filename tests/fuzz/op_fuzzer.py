@@ -24,7 +24,7 @@ allocation for 10 s, TensorFlow's default one fails at once.
 
 Atheris sees only Python coverage (of this file and of `tensorflow_ops`): the
 op libraries are not compiled with coverage instrumentation, so `cov:` counts
-Python branches, not C++ ones (see tensorflow_ops/my_bilinear/cc/fuzz for a
+Python branches, not C++ ones (see tools/fuzz_bilinear_math.sh for a
 libFuzzer target over the C++ math).
 """
 
