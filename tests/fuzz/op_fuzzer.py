@@ -64,10 +64,7 @@ OPS = op_calls.discover_ops()
 
 
 def _has_gradient(op_name: str) -> bool:
-    try:
-        return framework_ops.get_gradient_function_by_name(op_name) is not None
-    except (LookupError, AttributeError):
-        pass
+    """Whether a gradient function is registered (tf.no_gradient registers None)."""
     try:
         return framework_ops._gradient_registry.lookup(op_name) is not None  # pylint: disable=protected-access
     except LookupError:
