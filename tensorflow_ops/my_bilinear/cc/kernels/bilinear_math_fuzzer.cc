@@ -12,10 +12,9 @@
 //  - for finite inputs, every output lies between the smallest and the largest
 //    input, and the gradient conserves the sum of the output gradients.
 //
-// Build and run (Debian's clang package; see tools/fuzz_bilinear_math.sh):
-//   clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
-//     tensorflow_ops/my_bilinear/cc/kernels/bilinear_math_fuzzer.cc -o fuzzer
-//   ./fuzzer -max_total_time=3600
+// Build and run (needs Debian's clang package):
+//   tools/fuzz_bilinear_math.sh -max_total_time=3600
+// which runs clang++ -fsanitize=fuzzer,address,undefined on this file.
 // Built with -DBILINEAR_FUZZ_STANDALONE (as :bilinear_math_fuzz_test), it has
 // a main() that runs a fixed set of pseudo-random inputs through the same
 // checks, so `bazel test` and the sanitizer configs exercise it without clang.
