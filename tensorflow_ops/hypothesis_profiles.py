@@ -5,8 +5,7 @@ test), no example database, so a run is fast and the same every time. Set
 TENSORFLOW_OPS_HYPOTHESIS_PROFILE=soak for many more random examples, e.g.
 
     TENSORFLOW_OPS_HYPOTHESIS_PROFILE=soak bazel test --test_timeout=3600 \
-        --test_env=TENSORFLOW_OPS_HYPOTHESIS_PROFILE \
-        //tensorflow_ops/my_bilinear:my_bilinear_property_test
+        --test_env=TENSORFLOW_OPS_HYPOTHESIS_PROFILE <the op's property test>
 """
 
 import os

@@ -27,6 +27,8 @@ IMPORT_DEPS: Dict[str, str] = {
     "absl.flags": "@absl_py//absl/flags",
     "absl.app": "@absl_py//absl:app",
     "absl.logging": "@absl_py//absl/logging",
+    # The property tests; TensorFlow's pip repositories are named pypi_<package>.
+    "hypothesis": "@pypi_hypothesis//:pkg",
 }
 
 _INCLUDE = re.compile(r'^(\s*#\s*include\s+")(%s/[^"]*)(")' % SOURCE_PACKAGE, re.M)
