@@ -119,6 +119,34 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
         **kwargs
     )
 
+def tf_xla_kernel_library(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
+    """XLA kernels (XlaOpKernel, REGISTER_XLA_OP), linked into a tf_custom_op_library.
+
+    They compile against tf2xla's headers and link libtensorflow_cc, which holds
+    tf2xla and the XLA builder; only op libraries that list such a library in
+    their deps link it.
+
+    Args:
+      name: the library's name.
+      srcs: the XLA kernel sources (`*_xla.cc`) and private headers.
+      hdrs: headers for dependants.
+      deps: other cc_library targets (for example TensorFlow-free math headers).
+      copts: extra compiler flags, added after TensorFlow's.
+      **kwargs: passed to cc_library (visibility, tags, ...).
+    """
+    native.cc_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps + [
+            "@local_config_tf//:tf_xla_header_lib",
+            "@local_config_tf//:libtensorflow_cc",
+        ],
+        copts = _tf_copts() + copts,
+        alwayslink = 1,
+        **kwargs
+    )
+
 def tf_custom_op_library(name, srcs = [], gpu_srcs = [], deps = [], copts = [], linkopts = [], **kwargs):
     """A shared library of ops and kernels for `tf.load_op_library`.
 
