@@ -17,6 +17,7 @@ import re
 from typing import Callable, List, Tuple
 
 from absl.testing import parameterized
+import keras
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import kernels
@@ -207,6 +208,38 @@ class MyBilinearXlaTest(XlaTestCase):
             tf.ones((2, 4, 6, 3)))(stage="hlo")
         self.assertNotIn("custom-call", hlo)
         self.assertIn("gather", hlo)  # the resize itself, lowered to HLO
+
+
+class MyBilinearKerasJitTest(test_util.TestCase):
+
+    def _losses(self, jit_compile: bool) -> List[float]:
+        keras.utils.set_random_seed(0)
+        model = keras.Sequential([
+            keras.Input((6, 7, 2)),
+            keras.layers.Lambda(lambda x: my_bilinear(x, (9, 5), False, True)),
+            keras.layers.Conv2D(3, 3),
+            keras.layers.Flatten(),
+            keras.layers.Dense(1),
+        ])
+        model.compile(optimizer=keras.optimizers.SGD(0.002), loss="mse",
+                      jit_compile=jit_compile)
+        self.assertEqual(model.jit_compile, jit_compile)
+        rng = np.random.default_rng(0)
+        images = rng.random((16, 6, 7, 2), np.float32)
+        targets = rng.random((16, 1), np.float32)
+        history = model.fit(images, targets, batch_size=8, epochs=5, verbose=0,
+                            shuffle=False)
+        return history.history["loss"]
+
+    def test_model_trains_the_same_with_jit_compile(self):
+        """Keras's jit_compile compiles the whole train step, the op and its
+        gradient included. The convolution, the dense layer and the loss are
+        XLA's own lowerings there, whose sums run in another order than
+        TensorFlow's kernels, so the curves agree to float32 rounding, not bits."""
+        with_xla = self._losses(jit_compile=True)
+        without_xla = self._losses(jit_compile=False)
+        self.assertLess(with_xla[-1], 0.5 * with_xla[0])  # it does train
+        self.assertAllClose(with_xla, without_xla, rtol=1e-5, atol=0)
 
 
 class MyBilinearXlaErrorTest(XlaTestCase):
