@@ -9,8 +9,10 @@
 // the CPU gradient's sums (bilinear_adjoint_terms.h). Where XLA does not fuse
 // a multiply and an add into one FMA, the results are bitwise those of the CPU
 // kernels; XLA's CPU backend does fuse them wherever the machine has FMA
-// instructions, which changes the last bit of some results.
+// instructions, which moves some results by an ulp or two. The HLO is generic,
+// so the kernels are registered for every XLA device (CPU, GPU, TPU).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
