@@ -10,7 +10,7 @@
 // a multiply and an add into one FMA, the results are bitwise those of the CPU
 // kernels; XLA's CPU backend does fuse them wherever the machine has FMA
 // instructions, which moves some results by an ulp or two. The HLO is generic,
-// so the kernels are registered for every XLA device (CPU, GPU, TPU).
+// so the kernels are registered for every XLA backend (tested on CPU).
 #include <cstdint>
 #include <utility>
 #include <vector>
