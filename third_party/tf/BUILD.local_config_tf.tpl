@@ -18,7 +18,7 @@ cc_library(
 )
 
 # tf2xla (XlaOpRegistry, XlaOpKernel) and the XLA builder: linked only into op
-# libraries with XLA kernels (tf_xla_kernel_library).
+# libraries with XLA kernels (`*_xla.cc` in tf_custom_op_library).
 cc_library(
     name = "libtensorflow_cc",
     srcs = %{cc_lib_srcs},
