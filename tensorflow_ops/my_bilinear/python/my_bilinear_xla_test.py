@@ -17,7 +17,6 @@ import re
 from typing import Callable, List, Tuple
 
 from absl.testing import parameterized
-import keras
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import kernels
@@ -213,7 +212,8 @@ class MyBilinearXlaTest(XlaTestCase):
 class MyBilinearKerasJitTest(test_util.TestCase):
 
     def _losses(self, jit_compile: bool) -> List[float]:
-        keras.utils.set_random_seed(0)
+        tf.keras.utils.set_random_seed(0)
+        keras = tf.keras  # Keras 3, which TensorFlow 2.21 installs
         model = keras.Sequential([
             keras.Input((6, 7, 2)),
             keras.layers.Lambda(lambda x: my_bilinear(x, (9, 5), False, True)),
