@@ -7,8 +7,9 @@
 
 It (1) creates `.venv` and installs requirements.txt into it, unless --python
 names an interpreter that already has TensorFlow; (2) installs Bazel
-(`bazel-bootstrap`, `bazel-rules-java`) with apt if it is missing on Debian or
-Ubuntu; (3) writes `.tf_configure.bazelrc`, which `.bazelrc` imports; and
+(`bazel-bootstrap`, `bazel-rules-java`) and the headers the XLA kernels need
+(`libhighwayhash-dev`, `libfarmhash-dev`) with apt if they are missing on Debian
+or Ubuntu; (3) writes `.tf_configure.bazelrc`, which `.bazelrc` imports; and
 (4) prints what it found. Running it again only redoes what changed.
 
 CUDA is turned on as TensorFlow's own configure does: with --cuda or
@@ -40,6 +41,11 @@ BAZEL_PACKAGES = ["bazel-bootstrap", "bazel-rules-java"]
 # Keep in sync with third_party/gpus/cuda_configure.bzl: what CUDA 13 still
 # compiles for (Turing and newer), with PTX for GPUs newer than Hopper.
 DEFAULT_CAPABILITIES = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "compute_90"]
+# tf2xla's headers include these, which the TensorFlow wheel does not ship;
+# only the headers are used (third_party/tf/tf_configure.bzl looks for them).
+XLA_HEADER_PACKAGES = {"highwayhash/sip_hash.h": "libhighwayhash-dev",
+                       "farmhash.h": "libfarmhash-dev"}
+SYSTEM_INCLUDE_ROOTS = ["/usr/include", "/usr/local/include"]
 
 
 def log(message: str) -> None:
@@ -130,6 +136,21 @@ def ensure_bazel() -> str:
         return f"{bazel} (bazel-bootstrap {package.stdout.strip()})"
     version = subprocess.run([bazel, "--version"], capture_output=True, text=True)
     return f"{bazel} ({version.stdout.strip()})"
+
+
+def ensure_xla_headers() -> str:
+    """Installs the XLA kernels' third-party headers with apt if missing."""
+    def missing() -> List[str]:
+        return [package for header, package in XLA_HEADER_PACKAGES.items()
+                if not any(os.path.exists(os.path.join(root, header))
+                           for root in SYSTEM_INCLUDE_ROOTS)]
+    packages = missing()
+    if packages and not apt_install(packages):
+        fail(f"the XLA kernels need the headers of {' '.join(packages)}; install "
+             f"them (highwayhash/ and farmhash.h) under {SYSTEM_INCLUDE_ROOTS[0]}")
+    if missing():
+        fail(f"apt-get installed {' '.join(packages)} but their headers are missing")
+    return " and ".join(XLA_HEADER_PACKAGES.values()) + " headers found"
 
 
 class Nvcc(NamedTuple):
@@ -279,6 +300,7 @@ def main() -> None:
         python = ensure_venv()
     tensorflow = describe_tensorflow(python)
     bazel = ensure_bazel()
+    xla_headers = ensure_xla_headers()
     nvcc = find_nvcc()
     cuda = want_cuda(args.cuda, tensorflow, nvcc)
     cuda_lines: List[str] = []
@@ -305,6 +327,7 @@ def main() -> None:
         ("C++ standard", tensorflow["cxx_standard"]),
         ("Defines", " ".join(tensorflow["defines"])),
         ("Bazel", bazel),
+        ("XLA kernel headers", xla_headers),
         ("nvcc", f"{nvcc.path} (CUDA {nvcc.release or 'unknown'})" if nvcc
                  else "not found (GPU kernels are not built)"),
         ("TensorFlow's CUDA", tensorflow.get("cuda_version") or "none (CPU build)"),

@@ -9,7 +9,9 @@ For every case the calls of ours, TensorFlow's and the bounds alternate, and
 each figure is the median (and min) of `--repeats` calls, so drift of a noisy
 machine hits them alike. The bound is the cheapest TensorFlow op that returns a
 fresh tensor of the result's shape (`tf.fill`), and a copy of that many bytes
-(`DeepCopy`). Compare ratios, not absolute times.
+(`DeepCopy`). Compare ratios, not absolute times. With `--xla`, ours and
+TensorFlow's also run under tf.function(jit_compile=True), each lowered by its
+XLA kernel (the "XLA speed-up" column).
 """
 
 import argparse
@@ -63,6 +65,13 @@ class Row:
         return self.timings["tensorflow"].median_ms / self.timings["ours"].median_ms
 
     @property
+    def xla_speedup(self) -> Optional[float]:
+        if "xla tensorflow" not in self.timings:
+            return None
+        return (self.timings["xla tensorflow"].median_ms /
+                self.timings["xla ours"].median_ms)
+
+    @property
     def over_fill(self) -> float:
         return self.timings["ours"].median_ms / self.timings["fill"].median_ms
 
@@ -90,8 +99,19 @@ def bound_calls(shape: List[int], dtype: tf.DType) -> Dict[str, Callable[[], tf.
             "copy": lambda: tf.raw_ops.DeepCopy(x=source)}
 
 
+def xla_calls(theirs: Callable[..., tf.Tensor], ours: Callable[..., tf.Tensor],
+              *args: tf.Tensor) -> Dict[str, Callable[[], tf.Tensor]]:
+    """Both under jit_compile=True; the tensors are arguments, so that XLA
+    cannot fold them as constants."""
+    theirs_jit = tf.function(theirs, jit_compile=True)
+    ours_jit = tf.function(ours, jit_compile=True)
+    return {"xla tensorflow": lambda: theirs_jit(*args),
+            "xla ours": lambda: ours_jit(*args)}
+
+
 def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
-             rng: np.random.Generator, with_gradient: bool) -> List[Row]:
+             rng: np.random.Generator, with_gradient: bool,
+             with_xla: bool = False) -> List[Row]:
     attrs = ATTRS[attrs_name]
     size_tensor = tf.constant(size, tf.int32)
     out_shape = [shape[0], *size, shape[3]]
@@ -108,6 +128,11 @@ def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
                                         out_type=result_dtype, **attrs),
         **bound_calls(out_shape, result_dtype),
     }
+    if with_xla:
+        forward.update(xla_calls(
+            lambda x: tf.raw_ops.ResizeBilinear(images=x, size=size, **attrs),
+            lambda x: ops.my_bilinear(images=x, size=size, out_type=result_dtype, **attrs),
+            images))
     if not dtype.is_floating:
         forward["cast+tensorflow"] = lambda: tf.raw_ops.ResizeBilinear(
             images=tf.cast(images, tf.float32), size=size_tensor, **attrs)
@@ -123,6 +148,12 @@ def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
                                                  **attrs),
             **bound_calls(list(shape), dtype),
         }
+        if with_xla:
+            backward.update(xla_calls(
+                lambda g, x: tf.raw_ops.ResizeBilinearGrad(
+                    grads=tf.cast(g, tf.float32), original_image=x, **attrs),
+                lambda g, x: ops.my_bilinear_grad(grads=g, original_image=x, **attrs),
+                grads, images))
         rows.append(Row("gradient", shape, size, attrs_name, dtype.name,
                         time_calls(backward, repeats)))
     return rows
@@ -130,8 +161,8 @@ def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
 
 def print_table(rows: List[Row]) -> None:
     print("| pass | images | size | attrs | dtype | TF ms (med/min) | ours ms (med/min) "
-          "| speed-up | fill ms | ours/fill | copy ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| speed-up | fill ms | ours/fill | copy ms | XLA speed-up |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         t = row.timings
         extra = ""
@@ -141,7 +172,8 @@ def print_table(rows: List[Row]) -> None:
               f"| {row.dtype} | {t['tensorflow'].median_ms:.2f}/{t['tensorflow'].min_ms:.2f}"
               f"{extra} | {t['ours'].median_ms:.2f}/{t['ours'].min_ms:.2f} "
               f"| {row.speedup:.2f} | {t['fill'].median_ms:.2f} | {row.over_fill:.2f} "
-              f"| {t['copy'].median_ms:.2f} |")
+              f"| {t['copy'].median_ms:.2f} "
+              f"| {'-' if row.xla_speedup is None else f'{row.xla_speedup:.2f}'} |")
 
 
 def summarize(rows: List[Row]) -> None:
@@ -163,6 +195,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="float32 forward and gradient of the first two shapes only")
     parser.add_argument("--no-gradient", action="store_true")
+    parser.add_argument("--xla", action="store_true",
+                        help="also time ours and TensorFlow's under jit_compile=True")
     args = parser.parse_args(argv)
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
@@ -182,7 +216,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     rows: List[Row] = []
     for shape, size, attrs, dtype in work:
         rows += run_case(ops, shape, size, attrs, dtype, args.repeats, rng,
-                         with_gradient=not args.no_gradient)
+                         with_gradient=not args.no_gradient, with_xla=args.xla)
         print(f"  done {list(shape)} -> {list(size)} {attrs} {dtype.name}",
               file=sys.stderr, flush=True)
     print_table(rows)

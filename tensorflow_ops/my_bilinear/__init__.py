@@ -4,9 +4,11 @@
     resized = my_bilinear(images, (64, 64), align_corners=False, half_pixel_centers=True)
 
 `ops` holds the generated op functions of the loaded library (`ops.my_bilinear`).
+`SUPPORTS_JIT_COMPILE` says whether the ops compile under jit_compile=True.
 """
 
 from tensorflow_ops.my_bilinear.python.my_bilinear_ops import my_bilinear
 from tensorflow_ops.my_bilinear.python.my_bilinear_ops import ops
+from tensorflow_ops.my_bilinear.python.my_bilinear_ops import SUPPORTS_JIT_COMPILE
 
-__all__ = ["my_bilinear", "ops"]
+__all__ = ["SUPPORTS_JIT_COMPILE", "my_bilinear", "ops"]

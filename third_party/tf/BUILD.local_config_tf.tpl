@@ -17,6 +17,24 @@ cc_library(
     srcs = ["%{framework_lib}"],
 )
 
+# tf2xla (XlaOpRegistry, XlaOpKernel) and the XLA builder: linked only into op
+# libraries with XLA kernels (`*_xla.cc` in tf_custom_op_library).
+cc_library(
+    name = "libtensorflow_cc",
+    srcs = %{cc_lib_srcs},
+)
+
+# The headers of XLA kernels: TensorFlow's, plus the third-party ones that
+# tf2xla's headers include and the wheel does not ship.
+cc_library(
+    name = "tf_xla_header_lib",
+    hdrs = %{xla_hdrs},
+    includes = ["xla_third_party"],
+    deps = [":tf_header_lib"],
+)
+
+%{xla_unavailable}
+
 # Linked into every op library: the TensorFlow version it was compiled against,
 # which the Python loader reads before it loads the library.
 cc_library(

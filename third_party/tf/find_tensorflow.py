@@ -35,11 +35,16 @@ def describe_tensorflow() -> dict:
     abi = [d.split("=", 1)[1] for d in defines if d.startswith("-D_GLIBCXX_USE_CXX11_ABI=")]
     if len(include_dirs) != 1 or len(lib_dirs) != 1 or len(libs) != 1:
         _fail(f"Unexpected tf.sysconfig flags: {compile_flags} {link_flags}")
+    # libtensorflow_cc holds tf2xla (XlaOpRegistry, the XLA builder), which
+    # only op libraries with XLA kernels link; tf.sysconfig does not name it.
+    cc_libs = sorted(name for name in os.listdir(lib_dirs[0])
+                     if name.startswith("libtensorflow_cc.so"))
     return {
         "version": tf.__version__,
         "include_dir": include_dirs[0],
         "lib_dir": lib_dirs[0],
         "framework_lib": libs[0],
+        "cc_lib": cc_libs[0] if cc_libs else "",
         "defines": defines,
         "cxx_standard": standards[0] if standards else "c++17",
         "cxx11_abi": abi[0] if abi else "unknown",

@@ -119,12 +119,34 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
         **kwargs
     )
 
+# XLA kernel sources (XlaOpKernel, REGISTER_XLA_OP) in a tf_custom_op_library's
+# srcs are recognised by this suffix, as tools/vendor_build.py recognises them.
+_XLA_SUFFIX = "_xla.cc"
+
+def _tf_xla_kernel_library(name, srcs, deps, copts):
+    """The XLA kernels of an op library: compiled against tf2xla's headers,
+    linking libtensorflow_cc (tf2xla and the XLA builder in the pip wheel).
+    Only op libraries with XLA sources get it, so only they link that library."""
+    native.cc_library(
+        name = name,
+        srcs = srcs,
+        deps = deps + [
+            "@local_config_tf//:tf_xla_header_lib",
+            "@local_config_tf//:libtensorflow_cc",
+        ],
+        copts = _tf_copts() + copts,
+        alwayslink = 1,
+        visibility = ["//visibility:private"],
+    )
+
 def tf_custom_op_library(name, srcs = [], gpu_srcs = [], deps = [], copts = [], linkopts = [], **kwargs):
     """A shared library of ops and kernels for `tf.load_op_library`.
 
     Args:
       name: the library file name, ending in `.so`.
-      srcs: C++ sources and headers: op registrations and CPU kernels.
+      srcs: C++ sources and headers: op registrations, CPU kernels, and XLA
+        kernels (`*_xla.cc`), which are compiled apart against tf2xla's
+        headers and make the library link libtensorflow_cc.
       gpu_srcs: CUDA sources (`*.cu.cc`) and headers for the GPU kernels.
       deps: other cc_library targets (for example TensorFlow-free math headers).
       copts: extra compiler flags, added after TensorFlow's.
@@ -142,6 +164,18 @@ def tf_custom_op_library(name, srcs = [], gpu_srcs = [], deps = [], copts = [], 
             visibility = ["//visibility:private"],
         )
         gpu_deps = [":" + gpu_library]
+    xla_srcs = [src for src in srcs if src.endswith(_XLA_SUFFIX)]
+    if xla_srcs:
+        xla_library = name.split(".so")[0] + "_xla"
+        _tf_xla_kernel_library(
+            name = xla_library,
+            # The XLA kernels may include the library's headers too.
+            srcs = xla_srcs + [src for src in srcs if src.endswith(".h")],
+            deps = deps,
+            copts = copts,
+        )
+        gpu_deps = gpu_deps + [":" + xla_library]
+        srcs = [src for src in srcs if src not in xla_srcs]
     native.cc_binary(
         name = name,
         srcs = srcs,

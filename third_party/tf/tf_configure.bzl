@@ -4,6 +4,9 @@ It runs `find_tensorflow.py` with the configured Python and generates
 `@local_config_tf` holding:
   //:tf_header_lib              TensorFlow's headers (as -isystem)
   //:libtensorflow_framework    the framework library every op links against
+  //:libtensorflow_cc           tf2xla and the XLA builder, for XLA kernels only
+  //:tf_xla_header_lib          TensorFlow's headers plus the third-party ones
+                                that tf2xla's include but the wheel lacks
   //:build_info                 a marker of the TF version, linked into each op library
   //:python_toolchain           a py toolchain for the same interpreter
   //:build_defs.bzl             TF_VERSION, TF_DEFINES, TF_CXX_STANDARD, ...
@@ -41,6 +44,24 @@ def _describe_tensorflow(repository_ctx, python):
         fail("Could not locate TensorFlow with %s:\n%s%s" % (python, result.stdout, result.stderr))
     return json.decode(result.stdout)
 
+# Headers that tf2xla's headers include but the pip wheel does not ship, found
+# in these system include roots (Debian's libhighwayhash-dev and
+# libfarmhash-dev, which configure.py installs). Only their headers are used.
+_XLA_THIRD_PARTY_HEADERS = ["highwayhash", "farmhash.h"]
+_SYSTEM_INCLUDE_ROOTS = ["/usr/include", "/usr/local/include"]
+
+def _link_xla_third_party_headers(repository_ctx):
+    """Links the headers into xla_third_party/; returns the ones not found."""
+    missing = []
+    for header in _XLA_THIRD_PARTY_HEADERS:
+        found = [root for root in _SYSTEM_INCLUDE_ROOTS
+                 if repository_ctx.path(root + "/" + header).exists]
+        if found:
+            repository_ctx.symlink(found[0] + "/" + header, "xla_third_party/" + header)
+        else:
+            missing.append(header)
+    return missing
+
 def _starlark_list(values):
     return "[%s]" % ", ".join(['"%s"' % v for v in values])
 
@@ -51,11 +72,41 @@ def _tf_configure_impl(repository_ctx):
     repository_ctx.symlink(tf["include_dir"], "include")
     repository_ctx.symlink(tf["lib_dir"] + "/" + tf["framework_lib"], tf["framework_lib"])
 
+    if tf["cc_lib"]:
+        repository_ctx.symlink(tf["lib_dir"] + "/" + tf["cc_lib"], tf["cc_lib"])
+    missing = _link_xla_third_party_headers(repository_ctx)
+    if missing or not tf["cc_lib"]:
+        # Building an XLA kernel then fails with this message; the rest builds.
+        if missing:
+            reason = ("%s not found in %s: run python3 configure.py, which " +
+                      "installs libhighwayhash-dev and libfarmhash-dev") % (
+                ", ".join(missing),
+                ", ".join(_SYSTEM_INCLUDE_ROOTS),
+            )
+        else:
+            reason = "this TensorFlow has no libtensorflow_cc"
+        xla_unavailable = "\n".join([
+            "genrule(",
+            '    name = "xla_unavailable",',
+            '    outs = ["xla_unavailable.h"],',
+            '    cmd = "echo \'XLA kernels cannot be built: %s\' >&2; exit 1",' % reason,
+            ")",
+        ])
+        xla_hdrs = '[":xla_unavailable"]'
+        cc_lib_srcs = "[]"
+    else:
+        xla_unavailable = ""
+        xla_hdrs = 'glob(["xla_third_party/**"])'
+        cc_lib_srcs = '["%s"]' % tf["cc_lib"]
+
     repository_ctx.template(
         "BUILD",
         Label("//third_party/tf:BUILD.local_config_tf.tpl"),
         {
             "%{framework_lib}": tf["framework_lib"],
+            "%{cc_lib_srcs}": cc_lib_srcs,
+            "%{xla_hdrs}": xla_hdrs,
+            "%{xla_unavailable}": xla_unavailable,
             "%{python}": python,
         },
     )

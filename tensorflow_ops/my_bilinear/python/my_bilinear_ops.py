@@ -21,6 +21,12 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ops = library_loader.load_op_library(
     "my_bilinear_op.so", _PACKAGE_DIR, build_target=":my_bilinear_op.so")
 
+# Both ops have XLA kernels (cc/kernels/my_bilinear_xla.cc, always linked into
+# the library), so they compile under tf.function(jit_compile=True) and Keras's
+# jit_compile, with `size` a compile-time constant. my_bilinear_xla_test checks
+# that this holds for the loaded library.
+SUPPORTS_JIT_COMPILE = True
+
 SizeLike = Union[tf.Tensor, np.ndarray, Sequence[int]]
 
 _INT32_MIN = int(np.iinfo(np.int32).min)

@@ -36,6 +36,8 @@ absl::Status ValidateImageShape(std::string_view name, const TensorShape& shape)
   return absl::OkStatus();
 }
 
+}  // namespace
+
 absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers) {
   if (half_pixel_centers && align_corners) {
     return absl::InvalidArgumentError(
@@ -44,8 +46,6 @@ absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers) 
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 BilinearOpKernel::BilinearOpKernel(tensorflow::OpKernelConstruction* context)
     : OpKernel(context) {
@@ -63,27 +63,31 @@ bilinear::ResizeGeometry BilinearOpKernel::AttrGeometry() const {
   return geometry;
 }
 
-absl::Status ValidateResizeInputs(const Tensor& images, const Tensor& size,
-                                  int64_t element_size,
-                                  bilinear::ResizeGeometry* geometry) {
-  const absl::Status image_status = ValidateImageShape("images", images.shape());
+absl::Status ValidateResizeShapes(const TensorShape& images,
+                                  const TensorShape& size) {
+  const absl::Status image_status = ValidateImageShape("images", images);
   if (!image_status.ok()) return image_status;
   if (size.dims() != 1 || size.dim_size(0) != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "size must be a 1-D tensor of 2 elements [height, width], got shape ",
-        size.shape().DebugString()));
+        size.DebugString()));
   }
-  const auto size_values = size.vec<int32_t>();
-  if (size_values(0) <= 0 || size_values(1) <= 0) {
+  return absl::OkStatus();
+}
+
+absl::Status ValidateResizeSize(const TensorShape& images, int64_t out_height,
+                                int64_t out_width, int64_t element_size,
+                                bilinear::ResizeGeometry* geometry) {
+  if (out_height <= 0 || out_width <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "size must be positive, got [", size_values(0), ", ", size_values(1), "]"));
+        "size must be positive, got [", out_height, ", ", out_width, "]"));
   }
   geometry->batch = images.dim_size(0);
   geometry->in_height = images.dim_size(1);
   geometry->in_width = images.dim_size(2);
   geometry->channels = images.dim_size(3);
-  geometry->out_height = size_values(0);
-  geometry->out_width = size_values(1);
+  geometry->out_height = out_height;
+  geometry->out_width = out_width;
 
   // MultiplyWithoutOverflow returns a negative value on overflow.
   int64_t bytes = element_size;
@@ -95,17 +99,28 @@ absl::Status ValidateResizeInputs(const Tensor& images, const Tensor& size,
     return absl::InvalidArgumentError(absl::StrCat(
         "output shape [", geometry->batch, ", ", geometry->out_height, ", ",
         geometry->out_width, ", ", geometry->channels, "] for size [",
-        size_values(0), ", ", size_values(1), "] overflows 64-bit sizes"));
+        out_height, ", ", out_width, "] overflows 64-bit sizes"));
   }
   return absl::OkStatus();
 }
 
-absl::Status ValidateResizeGradInputs(const Tensor& grads,
-                                      const Tensor& original_image,
+absl::Status ValidateResizeInputs(const Tensor& images, const Tensor& size,
+                                  int64_t element_size,
+                                  bilinear::ResizeGeometry* geometry) {
+  const absl::Status shape_status =
+      ValidateResizeShapes(images.shape(), size.shape());
+  if (!shape_status.ok()) return shape_status;
+  const auto size_values = size.vec<int32_t>();
+  return ValidateResizeSize(images.shape(), size_values(0), size_values(1),
+                            element_size, geometry);
+}
+
+absl::Status ValidateResizeGradShapes(const TensorShape& grads,
+                                      const TensorShape& original_image,
                                       bilinear::ResizeGeometry* geometry) {
-  absl::Status status = ValidateImageShape("grads", grads.shape());
+  absl::Status status = ValidateImageShape("grads", grads);
   if (status.ok()) {
-    status = ValidateImageShape("original_image", original_image.shape());
+    status = ValidateImageShape("original_image", original_image);
   }
   if (!status.ok()) return status;
   if (grads.dim_size(0) != original_image.dim_size(0) ||
@@ -113,8 +128,8 @@ absl::Status ValidateResizeGradInputs(const Tensor& grads,
     return absl::InvalidArgumentError(absl::StrCat(
         "grads and original_image must agree on batch and channels, got grads "
         "shape ",
-        grads.shape().DebugString(), " and original_image shape ",
-        original_image.shape().DebugString()));
+        grads.DebugString(), " and original_image shape ",
+        original_image.DebugString()));
   }
   geometry->batch = grads.dim_size(0);
   geometry->out_height = grads.dim_size(1);
@@ -123,6 +138,13 @@ absl::Status ValidateResizeGradInputs(const Tensor& grads,
   geometry->in_height = original_image.dim_size(1);
   geometry->in_width = original_image.dim_size(2);
   return absl::OkStatus();
+}
+
+absl::Status ValidateResizeGradInputs(const Tensor& grads,
+                                      const Tensor& original_image,
+                                      bilinear::ResizeGeometry* geometry) {
+  return ValidateResizeGradShapes(grads.shape(), original_image.shape(),
+                                  geometry);
 }
 
 }  // namespace tensorflow_ops

@@ -3,6 +3,8 @@
 // Every check returns InvalidArgument naming the offending value, so that a bad
 // call (including a direct call of the generated op function that bypasses the
 // Python wrapper) fails cleanly instead of reading or writing out of bounds.
+// The XLA kernels (my_bilinear_xla.cc) call the shape-level checks at compile
+// time, so both paths report the same messages.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_VALIDATION_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_VALIDATION_H_
 
@@ -11,6 +13,7 @@
 #include "absl/status/status.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
+#include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -30,6 +33,22 @@ class BilinearOpKernel : public tensorflow::OpKernel {
   bool half_pixel_centers_ = false;
 };
 
+// half_pixel_centers is defined only for align_corners=false.
+absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers);
+
+// MyBilinear's shapes: `images` [batch, height, width, channels] with positive
+// height, width and channels; `size` of shape [2].
+absl::Status ValidateResizeShapes(const tensorflow::TensorShape& images,
+                                  const tensorflow::TensorShape& size);
+
+// MyBilinear's size values, for `images` that passed ValidateResizeShapes:
+// both positive, and an output of at most INT64_MAX bytes for elements of
+// `element_size` bytes. Fills `geometry`'s sizes.
+absl::Status ValidateResizeSize(const tensorflow::TensorShape& images,
+                                int64_t out_height, int64_t out_width,
+                                int64_t element_size,
+                                bilinear::ResizeGeometry* geometry);
+
 // MyBilinear: `images` [batch, height, width, channels] with positive height,
 // width and channels; `size` [2] with positive values; an output of at most
 // INT64_MAX bytes for elements of `element_size` bytes.
@@ -41,6 +60,9 @@ absl::Status ValidateResizeInputs(const tensorflow::Tensor& images,
 // MyBilinearGrad: `grads` [batch, out_height, out_width, channels] and
 // `original_image` [batch, height, width, channels], agreeing on batch and
 // channels, with positive spatial sizes and channels.
+absl::Status ValidateResizeGradShapes(const tensorflow::TensorShape& grads,
+                                      const tensorflow::TensorShape& original_image,
+                                      bilinear::ResizeGeometry* geometry);
 absl::Status ValidateResizeGradInputs(const tensorflow::Tensor& grads,
                                       const tensorflow::Tensor& original_image,
                                       bilinear::ResizeGeometry* geometry);
