@@ -167,13 +167,35 @@ py_test(name = "toy_test", srcs = ["toy_test.py"], data = [":toy.so"])
         self.assertEqual(library["gpu_srcs"], ["toy.h", "toy_kernel.cu.cc"])
         xla = calls["toy_xla"]
         self.assertEqual(xla.kind, "cc_library")
-        self.assertEqual(xla.kwargs["srcs"], ["toy_xla.cc"])
+        self.assertEqual(xla.kwargs["srcs"], ["toy.h", "toy_xla.cc"])  # it includes toy.h
         self.assertIn("//tensorflow/compiler/tf2xla:xla_op_registry", xla.kwargs["deps"])
         self.assertEqual(xla.kwargs["alwayslink"], 1)
         # With GPU kernels, the test runs on CPU and GPU, as multiplex_2's does.
         self.assertEqual(calls["toy_test"].kind, "cuda_py_test")
         self.assertIn("//third_party/py/numpy", calls["toy_test"].kwargs["deps"])
         self.assertIn('#include "tensorflow/toy/toy.h"', plan.files["toy_xla.cc"])
+
+    def test_the_xla_library_gets_the_op_sources_its_xla_files_include(self):
+        workspace = tempfile.mkdtemp()
+        sources = {
+            "toy_xla.cc": '#include "tensorflow_ops/toy/toy_check.h"\n',
+            "toy_check.h": '#include "tensorflow_ops/toy/toy_limits.h"\n',
+            "toy_check.cc": '#include "tensorflow_ops/toy/toy_check.h"\n'
+                            '#include "tensorflow_ops/toy/toy_status.h"\n',
+            "toy_limits.h": "", "toy_status.h": "",
+            "toy_kernel.h": "", "toy_kernel.cc": '#include "tensorflow_ops/toy/toy_kernel.h"\n',
+        }
+        for name, text in sources.items():
+            _write(workspace, f"tensorflow_ops/toy/{name}", text)
+        _write(workspace, "tensorflow_ops/toy/BUILD",
+               'tf_custom_op_library(name = "toy.so", srcs = %r)\n' % sorted(sources))
+        plan = vendor_into_tf.make_plan("tensorflow_ops/toy", "tensorflow/toy", workspace)
+        build = build_file_reader.read_build_file_text(plan.files["BUILD"])
+        calls = {call.name: call.kwargs for call in build.calls}
+        # The shared check header, what it includes, and the .cc that defines it.
+        self.assertEqual(calls["toy_xla"]["srcs"], [
+            "toy_check.cc", "toy_check.h", "toy_limits.h", "toy_status.h", "toy_xla.cc"])
+        self.assertEqual(calls["toy.so"]["srcs"], sorted(set(sources) - {"toy_xla.cc"}))
 
     def test_an_unknown_rule_is_refused_by_name(self):
         with self.assertRaisesRegex(VendorError, "genrule has no in-tree equivalent"):

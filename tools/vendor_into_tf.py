@@ -95,6 +95,7 @@ def make_plan(op_dir: str, dest: str, workspace: Optional[str] = None) -> Plan:
     library_dir = ""
     files: Dict[str, str] = {}
     python_deps: Dict[str, List[str]] = {}
+    includes: Dict[str, List[str]] = {}
     sources = [(f, os.path.join(op_path, f)) for f in _referenced_files(build.calls, op_path)]
     helper_files = {}
     for label, srcs in helpers.items():
@@ -109,12 +110,14 @@ def make_plan(op_dir: str, dest: str, workspace: Optional[str] = None) -> Plan:
                 text, relative, op_module, dest_module, helper_modules, library_dir)
             python_deps[relative] = sorted(deps)
         elif relative.endswith(_CC_SUFFIXES):
+            includes[relative] = vendor_python.own_includes(text, op_dir)
             text = vendor_python.rewrite_cc(text, relative, op_dir, dest)
         if relative in files:
             raise VendorError(f"{relative} exists both in {op_dir} and {_PACKAGE}/")
         files[relative] = text
 
-    ctx = vendor_build.Context(op_dir, helper_targets, _LOADER_LABEL, python_deps)
+    ctx = vendor_build.Context(op_dir, helper_targets, _LOADER_LABEL, python_deps,
+                               includes=includes)
     out = vendor_build.translate(build.calls, ctx)
     for label, srcs in helpers.items():
         out.append(vendor_build.OutCall("py_strict_library", {

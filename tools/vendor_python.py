@@ -51,6 +51,13 @@ def rewrite_cc(text: str, path: str, op_dir: str, dest: str) -> str:
     return text.replace(op_dir + "/", dest + "/").replace(_guard(op_dir), _guard(dest))
 
 
+def own_includes(text: str, op_dir: str) -> List[str]:
+    """The files of the op folder that a C++ source includes, as paths in the folder."""
+    prefix = op_dir + "/"
+    return [m.group(2)[len(prefix):] for m in _INCLUDE.finditer(text)
+            if m.group(2).startswith(prefix)]
+
+
 def _module_deps(module: str) -> Set[str]:
     """In-tree deps for an imported third-party module; raises if unknown."""
     top = module.split(".")[0]
