@@ -197,6 +197,21 @@ py_test(name = "toy_test", srcs = ["toy_test.py"], data = [":toy.so"])
             "toy_check.cc", "toy_check.h", "toy_limits.h", "toy_status.h", "toy_xla.cc"])
         self.assertEqual(calls["toy.so"]["srcs"], sorted(set(sources) - {"toy_xla.cc"}))
 
+    def test_python_tests_of_the_xla_kernels_are_manual_and_say_why(self):
+        plan, build = self._plan('''
+tf_custom_op_library(name = "toy.so", srcs = ["toy_op.cc", "toy_xla.cc"])
+py_test(name = "toy_test", srcs = ["toy_test.py"], tags = ["small"])
+py_test(name = "toy_xla_test", srcs = ["toy_xla_test.py"], tags = ["small"])
+py_test(name = "toy_bitwise_test", srcs = ["toy_bitwise_test.py", "toy_xla_test.py"])
+''', ["toy_op.cc", "toy_xla.cc", "toy_test.py", "toy_xla_test.py", "toy_bitwise_test.py"])
+        tags = {call.name: call.kwargs.get("tags", []) for call in build.calls}
+        self.assertEqual(tags["toy_test"], ["small"])
+        self.assertEqual(tags["toy_xla_test"], ["manual", "small"])
+        self.assertEqual(tags["toy_bitwise_test"], ["manual"])
+        text = plan.files["BUILD"]
+        comment = text[:text.index('name = "toy_xla_test"')].rsplit("\n)\n", 1)[1]
+        self.assertIn("//tensorflow/compiler/tf2xla/kernels:xla_ops", comment)
+
     def test_an_unknown_rule_is_refused_by_name(self):
         with self.assertRaisesRegex(VendorError, "genrule has no in-tree equivalent"):
             self._plan('genrule(name = "g", srcs = ["a.cc"], outs = ["b.cc"], cmd = "")\n',

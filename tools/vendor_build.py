@@ -19,6 +19,7 @@ the tf2xla targets, linked into TensorFlow like tensorflow/core/tpu/kernels/xla.
 
 import dataclasses
 import json
+import os
 from typing import Any, Dict, List, Optional
 
 from tools import build_file_reader
@@ -27,6 +28,15 @@ from tools.vendor_python import VendorError
 
 CUDA_SUFFIXES = (".cu.cc", ".cu.h")
 XLA_SUFFIX = "_xla.cc"
+# Python tests of the XLA kernels: those with a source file whose name has "xla"
+# in it (my_bilinear_xla_test.py). In-tree those kernels are in the separate
+# <op>_xla library, not in the op's .so, so the tests pass only once that library
+# is linked into TensorFlow; they are generated tagged "manual".
+XLA_TEST_MARK = "xla"
+XLA_TEST_COMMENT = (
+    "Needs the XLA kernels, which are not in the op's .so: tagged manual. Run it\n"
+    "after adding the _xla library above to the deps of\n"
+    "//tensorflow/compiler/tf2xla/kernels:xla_ops (linked into TensorFlow).")
 XLA_DEPS = [
     "//tensorflow/compiler/tf2xla:xla_compiler",
     "//tensorflow/compiler/tf2xla:xla_op_registry",
@@ -198,7 +208,12 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
                 new["additional_visibility"] = new.pop("visibility")
             if "main" not in new and len(srcs) == 1 and "/" in srcs[0]:
                 new["main"] = srcs[0]  # the macros look for <name>.py otherwise
-            out.append(OutCall("cuda_py_test" if ctx.has_gpu else "tf_py_test", new))
+            comment = ""
+            if any(XLA_TEST_MARK in os.path.basename(src) for src in srcs):
+                new["tags"] = sorted(set(list(new.get("tags", [])) + ["manual"]))
+                comment = XLA_TEST_COMMENT
+            out.append(OutCall("cuda_py_test" if ctx.has_gpu else "tf_py_test", new,
+                               comment))
         elif call.kind in PASS_THROUGH:
             out.append(OutCall(call.kind, kwargs))
         else:
