@@ -137,6 +137,28 @@ class VendorIntoTfTest(unittest.TestCase):
                 self.assertNotIn("tensorflow_ops", dep)
                 self.assertNotIn("local_config_tf", dep)
 
+    def test_no_vendored_python_file_names_the_workspace_package(self):
+        # Every op folder: module strings (`python -m tensorflow_ops.saved_call_probe`
+        # in zero_out's and split_at's tests) must name the vendored copies too.
+        ops = sorted(d for d in os.listdir(os.path.join(WORKSPACE, "tensorflow_ops"))
+                     if os.path.isfile(os.path.join(WORKSPACE, "tensorflow_ops", d,
+                                                    "BUILD")))
+        self.assertIn("zero_out", ops)
+        for op in ops:
+            dest = f"tensorflow/examples/custom_ops_doc/{op}"
+            try:
+                plan = vendor_into_tf.make_plan(f"tensorflow_ops/{op}", dest)
+            except VendorError as error:  # refused by name: nothing half-written
+                self.assertNotIn(op, ("my_bilinear", "zero_out", "split_at"), error)
+                continue
+            for relative, text in plan.files.items():
+                # C++ keeps its namespace tensorflow_ops; only includes name paths.
+                mark = "tensorflow_ops" if relative.endswith(".py") else '"tensorflow_ops/'
+                leftover = [line for line in text.splitlines() if mark in line]
+                self.assertEqual(leftover, [], f"{op}/{relative}")
+            if op in ("zero_out", "split_at"):
+                self.assertIn("saved_call_probe.py", plan.files)
+
 
 class SyntheticOpTest(unittest.TestCase):
     """An op folder with CUDA and XLA sources, made up for the tool alone."""

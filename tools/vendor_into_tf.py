@@ -90,7 +90,9 @@ def make_plan(op_dir: str, dest: str, workspace: Optional[str] = None) -> Plan:
     helper_targets = {label: label.split(":")[1] for label in helpers}
     op_module = op_dir.replace("/", ".")
     dest_module = dest.replace("/", ".")
-    helper_modules = [label.split(":")[1] for label in helpers]
+    # Every module of the vendored helpers (fresh_process also has saved_call_probe).
+    helper_modules = [os.path.splitext(src)[0].replace("/", ".")
+                      for srcs in helpers.values() for src in srcs]
 
     library_dir = ""
     files: Dict[str, str] = {}
