@@ -58,6 +58,35 @@ class VendorIntoTfTest(unittest.TestCase):
         self.assertIn(os.path.join(empty, "tensorflow", "tensorflow.bzl"), err)
         self.assertEqual(os.listdir(empty), [])
 
+    def _refused_argument(self, *args: str) -> str:
+        """Runs the tool expecting argparse's exit 2; returns its message."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as exit_:
+            vendor_into_tf.main(["--tf-source", self.tree, *args])
+        self.assertEqual(exit_.exception.code, 2)
+        self.assertEqual(os.listdir(os.path.join(self.tree, "tensorflow")),
+                         ["tensorflow.bzl"])  # nothing written
+        return err.getvalue()
+
+    def test_refuses_a_dest_that_is_not_a_package_path(self):
+        for dest in ("tensorflow/../../x", "tensorflow/my op", "tensorflow/my-op",
+                     "third_party/x", "tensorflow"):
+            self.assertIn("must be a package under tensorflow/",
+                          self._refused_argument("--dest", dest), dest)
+
+    def test_refuses_an_op_that_is_not_an_op_folder(self):
+        for op in ("tensorflow_ops", "tensorflow_ops/", "tensorflow_ops/../tools",
+                   "/tmp/zero_out", "tensorflow_ops/no_such_op"):
+            err = self._refused_argument("--op", op)
+            self.assertRegex(err, "not an op folder|no BUILD file", op)
+
+    def test_an_absolute_op_path_inside_the_workspace_is_the_op_folder(self):
+        code, out, _ = _run("--tf-source", self.tree, "--dry-run",
+                            "--op", os.path.join(WORKSPACE, "tensorflow_ops", "zero_out"))
+        self.assertEqual(code, 0)
+        self.assertIn("would vendor tensorflow_ops/zero_out into "
+                      "//tensorflow/examples/custom_ops_doc/zero_out", out)
+
     def test_dry_run_lists_the_files_and_writes_nothing(self):
         code, out, _ = _run("--tf-source", self.tree, "--dry-run")
         self.assertEqual(code, 0)

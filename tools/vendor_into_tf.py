@@ -202,6 +202,37 @@ def check_tf_source(tf_source: str) -> None:
                           "(the folder holding WORKSPACE and tensorflow/).")
 
 
+def _is_package_path(path: str) -> bool:
+    """A/b/c with Python identifiers only: the path is also a module name."""
+    return all(part.isidentifier() for part in path.split("/"))
+
+
+def op_folder(value: str) -> str:
+    """--op as a path in the workspace; raises ValueError saying what is wrong."""
+    path = value
+    if os.path.isabs(path):
+        path = os.path.relpath(os.path.realpath(path), os.path.realpath(WORKSPACE_ROOT))
+    path = os.path.normpath(path).strip("/")
+    if path.startswith("..") or not path.startswith(_PACKAGE + "/"):
+        raise ValueError(f"{value} is not an op folder of this workspace; pass "
+                         f"{_PACKAGE}/<op>, e.g. {_PACKAGE}/zero_out")
+    if not _is_package_path(path):
+        raise ValueError(f"{value}: each folder name must be a Python identifier")
+    if not os.path.isfile(os.path.join(WORKSPACE_ROOT, path, "BUILD")):
+        raise ValueError(f"{value} has no BUILD file in {WORKSPACE_ROOT}")
+    return path
+
+
+def dest_package(value: str) -> str:
+    """--dest as a package path; raises ValueError saying what is wrong."""
+    dest = value.strip("/")
+    if not dest.startswith("tensorflow/") or not _is_package_path(dest):
+        raise ValueError(f"{value!r} must be a package under tensorflow/ whose folder "
+                         "names are Python identifiers (no '..', spaces or dashes), "
+                         "e.g. tensorflow/examples/custom_ops_doc/my_op")
+    return dest
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tf-source", required=True, metavar="PATH",
@@ -213,12 +244,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would be written, write nothing")
     args = parser.parse_args(argv)
-    op_dir = args.op.strip("/")
-    dest = (args.dest or f"{DEFAULT_DEST_PARENT}/{os.path.basename(op_dir)}").strip("/")
+    try:
+        op_dir = op_folder(args.op)
+        dest = dest_package(args.dest or
+                            f"{DEFAULT_DEST_PARENT}/{os.path.basename(op_dir)}")
+    except ValueError as error:
+        parser.error(str(error))  # exits with status 2
     try:
         check_tf_source(args.tf_source)
-        if not dest.startswith("tensorflow/"):
-            raise VendorError(f"--dest {dest} must be a package under tensorflow/")
         plan = make_plan(op_dir, dest)
         report = apply_plan(plan, os.path.join(args.tf_source, dest), args.dry_run)
     except (VendorError, OSError) as error:
