@@ -58,6 +58,35 @@ class VendorIntoTfTest(unittest.TestCase):
         self.assertIn(os.path.join(empty, "tensorflow", "tensorflow.bzl"), err)
         self.assertEqual(os.listdir(empty), [])
 
+    def _refused_argument(self, *args: str) -> str:
+        """Runs the tool expecting argparse's exit 2; returns its message."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as exit_:
+            vendor_into_tf.main(["--tf-source", self.tree, *args])
+        self.assertEqual(exit_.exception.code, 2)
+        self.assertEqual(os.listdir(os.path.join(self.tree, "tensorflow")),
+                         ["tensorflow.bzl"])  # nothing written
+        return err.getvalue()
+
+    def test_refuses_a_dest_that_is_not_a_package_path(self):
+        for dest in ("tensorflow/../../x", "tensorflow/my op", "tensorflow/my-op",
+                     "third_party/x", "tensorflow"):
+            self.assertIn("must be a package under tensorflow/",
+                          self._refused_argument("--dest", dest), dest)
+
+    def test_refuses_an_op_that_is_not_an_op_folder(self):
+        for op in ("tensorflow_ops", "tensorflow_ops/", "tensorflow_ops/../tools",
+                   "/tmp/zero_out", "tensorflow_ops/no_such_op"):
+            err = self._refused_argument("--op", op)
+            self.assertRegex(err, "not an op folder|no BUILD file", op)
+
+    def test_an_absolute_op_path_inside_the_workspace_is_the_op_folder(self):
+        code, out, _ = _run("--tf-source", self.tree, "--dry-run",
+                            "--op", os.path.join(WORKSPACE, "tensorflow_ops", "zero_out"))
+        self.assertEqual(code, 0)
+        self.assertIn("would vendor tensorflow_ops/zero_out into "
+                      "//tensorflow/examples/custom_ops_doc/zero_out", out)
+
     def test_dry_run_lists_the_files_and_writes_nothing(self):
         code, out, _ = _run("--tf-source", self.tree, "--dry-run")
         self.assertEqual(code, 0)
@@ -137,6 +166,28 @@ class VendorIntoTfTest(unittest.TestCase):
                 self.assertNotIn("tensorflow_ops", dep)
                 self.assertNotIn("local_config_tf", dep)
 
+    def test_no_vendored_python_file_names_the_workspace_package(self):
+        # Every op folder: module strings (`python -m tensorflow_ops.saved_call_probe`
+        # in zero_out's and split_at's tests) must name the vendored copies too.
+        ops = sorted(d for d in os.listdir(os.path.join(WORKSPACE, "tensorflow_ops"))
+                     if os.path.isfile(os.path.join(WORKSPACE, "tensorflow_ops", d,
+                                                    "BUILD")))
+        self.assertIn("zero_out", ops)
+        for op in ops:
+            dest = f"tensorflow/examples/custom_ops_doc/{op}"
+            try:
+                plan = vendor_into_tf.make_plan(f"tensorflow_ops/{op}", dest)
+            except VendorError as error:  # refused by name: nothing half-written
+                self.assertNotIn(op, ("my_bilinear", "zero_out", "split_at"), error)
+                continue
+            for relative, text in plan.files.items():
+                # C++ keeps its namespace tensorflow_ops; only includes name paths.
+                mark = "tensorflow_ops" if relative.endswith(".py") else '"tensorflow_ops/'
+                leftover = [line for line in text.splitlines() if mark in line]
+                self.assertEqual(leftover, [], f"{op}/{relative}")
+            if op in ("zero_out", "split_at"):
+                self.assertIn("saved_call_probe.py", plan.files)
+
 
 class SyntheticOpTest(unittest.TestCase):
     """An op folder with CUDA and XLA sources, made up for the tool alone."""
@@ -167,13 +218,50 @@ py_test(name = "toy_test", srcs = ["toy_test.py"], data = [":toy.so"])
         self.assertEqual(library["gpu_srcs"], ["toy.h", "toy_kernel.cu.cc"])
         xla = calls["toy_xla"]
         self.assertEqual(xla.kind, "cc_library")
-        self.assertEqual(xla.kwargs["srcs"], ["toy_xla.cc"])
+        self.assertEqual(xla.kwargs["srcs"], ["toy.h", "toy_xla.cc"])  # it includes toy.h
         self.assertIn("//tensorflow/compiler/tf2xla:xla_op_registry", xla.kwargs["deps"])
         self.assertEqual(xla.kwargs["alwayslink"], 1)
         # With GPU kernels, the test runs on CPU and GPU, as multiplex_2's does.
         self.assertEqual(calls["toy_test"].kind, "cuda_py_test")
         self.assertIn("//third_party/py/numpy", calls["toy_test"].kwargs["deps"])
         self.assertIn('#include "tensorflow/toy/toy.h"', plan.files["toy_xla.cc"])
+
+    def test_the_xla_library_gets_the_op_sources_its_xla_files_include(self):
+        workspace = tempfile.mkdtemp()
+        sources = {
+            "toy_xla.cc": '#include "tensorflow_ops/toy/toy_check.h"\n',
+            "toy_check.h": '#include "tensorflow_ops/toy/toy_limits.h"\n',
+            "toy_check.cc": '#include "tensorflow_ops/toy/toy_check.h"\n'
+                            '#include "tensorflow_ops/toy/toy_status.h"\n',
+            "toy_limits.h": "", "toy_status.h": "",
+            "toy_kernel.h": "", "toy_kernel.cc": '#include "tensorflow_ops/toy/toy_kernel.h"\n',
+        }
+        for name, text in sources.items():
+            _write(workspace, f"tensorflow_ops/toy/{name}", text)
+        _write(workspace, "tensorflow_ops/toy/BUILD",
+               'tf_custom_op_library(name = "toy.so", srcs = %r)\n' % sorted(sources))
+        plan = vendor_into_tf.make_plan("tensorflow_ops/toy", "tensorflow/toy", workspace)
+        build = build_file_reader.read_build_file_text(plan.files["BUILD"])
+        calls = {call.name: call.kwargs for call in build.calls}
+        # The shared check header, what it includes, and the .cc that defines it.
+        self.assertEqual(calls["toy_xla"]["srcs"], [
+            "toy_check.cc", "toy_check.h", "toy_limits.h", "toy_status.h", "toy_xla.cc"])
+        self.assertEqual(calls["toy.so"]["srcs"], sorted(set(sources) - {"toy_xla.cc"}))
+
+    def test_python_tests_of_the_xla_kernels_are_manual_and_say_why(self):
+        plan, build = self._plan('''
+tf_custom_op_library(name = "toy.so", srcs = ["toy_op.cc", "toy_xla.cc"])
+py_test(name = "toy_test", srcs = ["toy_test.py"], tags = ["small"])
+py_test(name = "toy_xla_test", srcs = ["toy_xla_test.py"], tags = ["small"])
+py_test(name = "toy_bitwise_test", srcs = ["toy_bitwise_test.py", "toy_xla_test.py"])
+''', ["toy_op.cc", "toy_xla.cc", "toy_test.py", "toy_xla_test.py", "toy_bitwise_test.py"])
+        tags = {call.name: call.kwargs.get("tags", []) for call in build.calls}
+        self.assertEqual(tags["toy_test"], ["small"])
+        self.assertEqual(tags["toy_xla_test"], ["manual", "small"])
+        self.assertEqual(tags["toy_bitwise_test"], ["manual"])
+        text = plan.files["BUILD"]
+        comment = text[:text.index('name = "toy_xla_test"')].rsplit("\n)\n", 1)[1]
+        self.assertIn("//tensorflow/compiler/tf2xla/kernels:xla_ops", comment)
 
     def test_an_unknown_rule_is_refused_by_name(self):
         with self.assertRaisesRegex(VendorError, "genrule has no in-tree equivalent"):

@@ -19,6 +19,7 @@ the tf2xla targets, linked into TensorFlow like tensorflow/core/tpu/kernels/xla.
 
 import dataclasses
 import json
+import os
 from typing import Any, Dict, List, Optional
 
 from tools import build_file_reader
@@ -27,6 +28,15 @@ from tools.vendor_python import VendorError
 
 CUDA_SUFFIXES = (".cu.cc", ".cu.h")
 XLA_SUFFIX = "_xla.cc"
+# Python tests of the XLA kernels: those with a source file whose name has "xla"
+# in it (my_bilinear_xla_test.py). In-tree those kernels are in the separate
+# <op>_xla library, not in the op's .so, so the tests pass only once that library
+# is linked into TensorFlow; they are generated tagged "manual".
+XLA_TEST_MARK = "xla"
+XLA_TEST_COMMENT = (
+    "Needs the XLA kernels, which are not in the op's .so: tagged manual. Run it\n"
+    "after adding the _xla library above to the deps of\n"
+    "//tensorflow/compiler/tf2xla/kernels:xla_ops (linked into TensorFlow).")
 XLA_DEPS = [
     "//tensorflow/compiler/tf2xla:xla_compiler",
     "//tensorflow/compiler/tf2xla:xla_op_registry",
@@ -56,6 +66,8 @@ class Context:
     loader_label: str           # //tensorflow_ops:library_loader
     python_deps: Dict[str, List[str]]  # .py file -> in-tree deps its imports need
     has_gpu: bool = False
+    # C++ file -> the files of the op folder it includes (paths in the op folder).
+    includes: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
 
 
 def _is_cuda(path: str) -> bool:
@@ -119,6 +131,33 @@ def _split_sources(call: build_file_reader.Call, ctx: Context):
     return cpu, cuda, xla
 
 
+def _included_headers(start: List[str], headers: set, ctx: Context) -> set:
+    """The headers among `headers` that files `start` include, directly or not."""
+    found, pending = set(), list(start)
+    while pending:
+        for include in ctx.includes.get(pending.pop(), []):
+            if include in headers and include not in found:
+                found.add(include)
+                pending.append(include)
+    return found
+
+
+def _xla_support(xla: List[str], cpu: List[str], ctx: Context) -> List[str]:
+    """The op library's sources that its XLA files need, found by their includes.
+
+    A header of the op library that an XLA file includes goes with the XLA
+    kernels, and so does the .cc of the same stem, which defines what the header
+    declares (bilinear_validation.h and bilinear_validation.cc), with the headers
+    that .cc includes. Headers of other targets come with the deps.
+    """
+    headers = {s for s in cpu if s.endswith(".h")}
+    needed = _included_headers(xla, headers, ctx)
+    stems = {h[:-len(".h")] + ".cc" for h in needed}
+    definitions = sorted(s for s in cpu if s in stems)
+    needed |= _included_headers(definitions, headers, ctx)
+    return sorted(needed | set(definitions))
+
+
 def _xla_library(name: str, srcs: List[str], deps: List[str]) -> OutCall:
     return OutCall(
         "cc_library",
@@ -152,7 +191,8 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
             new["deps"] = deps
             out.append(OutCall("tf_custom_op_library", new))
             if xla:
-                out.append(_xla_library(call.name.split(".")[0] + "_xla", xla, deps))
+                out.append(_xla_library(call.name.split(".")[0] + "_xla",
+                                        xla + _xla_support(xla, cpu, ctx), deps))
         elif call.kind in ("tf_gpu_kernel_library", "tf_cc_test", "cc_library"):
             new = dict(kwargs, deps=deps) if "deps" in kwargs or call.kind == "tf_cc_test" \
                 else dict(kwargs)
@@ -168,7 +208,12 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
                 new["additional_visibility"] = new.pop("visibility")
             if "main" not in new and len(srcs) == 1 and "/" in srcs[0]:
                 new["main"] = srcs[0]  # the macros look for <name>.py otherwise
-            out.append(OutCall("cuda_py_test" if ctx.has_gpu else "tf_py_test", new))
+            comment = ""
+            if any(XLA_TEST_MARK in os.path.basename(src) for src in srcs):
+                new["tags"] = sorted(set(list(new.get("tags", [])) + ["manual"]))
+                comment = XLA_TEST_COMMENT
+            out.append(OutCall("cuda_py_test" if ctx.has_gpu else "tf_py_test", new,
+                               comment))
         elif call.kind in PASS_THROUGH:
             out.append(OutCall(call.kind, kwargs))
         else:

@@ -90,11 +90,14 @@ def make_plan(op_dir: str, dest: str, workspace: Optional[str] = None) -> Plan:
     helper_targets = {label: label.split(":")[1] for label in helpers}
     op_module = op_dir.replace("/", ".")
     dest_module = dest.replace("/", ".")
-    helper_modules = [label.split(":")[1] for label in helpers]
+    # Every module of the vendored helpers (fresh_process also has saved_call_probe).
+    helper_modules = [os.path.splitext(src)[0].replace("/", ".")
+                      for srcs in helpers.values() for src in srcs]
 
     library_dir = ""
     files: Dict[str, str] = {}
     python_deps: Dict[str, List[str]] = {}
+    includes: Dict[str, List[str]] = {}
     sources = [(f, os.path.join(op_path, f)) for f in _referenced_files(build.calls, op_path)]
     helper_files = {}
     for label, srcs in helpers.items():
@@ -109,12 +112,14 @@ def make_plan(op_dir: str, dest: str, workspace: Optional[str] = None) -> Plan:
                 text, relative, op_module, dest_module, helper_modules, library_dir)
             python_deps[relative] = sorted(deps)
         elif relative.endswith(_CC_SUFFIXES):
+            includes[relative] = vendor_python.own_includes(text, op_dir)
             text = vendor_python.rewrite_cc(text, relative, op_dir, dest)
         if relative in files:
             raise VendorError(f"{relative} exists both in {op_dir} and {_PACKAGE}/")
         files[relative] = text
 
-    ctx = vendor_build.Context(op_dir, helper_targets, _LOADER_LABEL, python_deps)
+    ctx = vendor_build.Context(op_dir, helper_targets, _LOADER_LABEL, python_deps,
+                               includes=includes)
     out = vendor_build.translate(build.calls, ctx)
     for label, srcs in helpers.items():
         out.append(vendor_build.OutCall("py_strict_library", {
@@ -197,6 +202,37 @@ def check_tf_source(tf_source: str) -> None:
                           "(the folder holding WORKSPACE and tensorflow/).")
 
 
+def _is_package_path(path: str) -> bool:
+    """A/b/c with Python identifiers only: the path is also a module name."""
+    return all(part.isidentifier() for part in path.split("/"))
+
+
+def op_folder(value: str) -> str:
+    """--op as a path in the workspace; raises ValueError saying what is wrong."""
+    path = value
+    if os.path.isabs(path):
+        path = os.path.relpath(os.path.realpath(path), os.path.realpath(WORKSPACE_ROOT))
+    path = os.path.normpath(path).strip("/")
+    if path.startswith("..") or not path.startswith(_PACKAGE + "/"):
+        raise ValueError(f"{value} is not an op folder of this workspace; pass "
+                         f"{_PACKAGE}/<op>, e.g. {_PACKAGE}/zero_out")
+    if not _is_package_path(path):
+        raise ValueError(f"{value}: each folder name must be a Python identifier")
+    if not os.path.isfile(os.path.join(WORKSPACE_ROOT, path, "BUILD")):
+        raise ValueError(f"{value} has no BUILD file in {WORKSPACE_ROOT}")
+    return path
+
+
+def dest_package(value: str) -> str:
+    """--dest as a package path; raises ValueError saying what is wrong."""
+    dest = value.strip("/")
+    if not dest.startswith("tensorflow/") or not _is_package_path(dest):
+        raise ValueError(f"{value!r} must be a package under tensorflow/ whose folder "
+                         "names are Python identifiers (no '..', spaces or dashes), "
+                         "e.g. tensorflow/examples/custom_ops_doc/my_op")
+    return dest
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tf-source", required=True, metavar="PATH",
@@ -208,12 +244,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would be written, write nothing")
     args = parser.parse_args(argv)
-    op_dir = args.op.strip("/")
-    dest = (args.dest or f"{DEFAULT_DEST_PARENT}/{os.path.basename(op_dir)}").strip("/")
+    try:
+        op_dir = op_folder(args.op)
+        dest = dest_package(args.dest or
+                            f"{DEFAULT_DEST_PARENT}/{os.path.basename(op_dir)}")
+    except ValueError as error:
+        parser.error(str(error))  # exits with status 2
     try:
         check_tf_source(args.tf_source)
-        if not dest.startswith("tensorflow/"):
-            raise VendorError(f"--dest {dest} must be a package under tensorflow/")
         plan = make_plan(op_dir, dest)
         report = apply_plan(plan, os.path.join(args.tf_source, dest), args.dry_run)
     except (VendorError, OSError) as error:

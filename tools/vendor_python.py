@@ -5,7 +5,8 @@ Python: imports of `tensorflow_ops.<op>` become imports of the destination
 package; the workspace's `library_loader.load_op_library(...)` becomes the
 in-tree idiom `load_library.load_op_library(resource_loader.get_path_to_datafile(...))`
 (as tensorflow/examples/custom_ops_doc does); workspace helpers such as
-`tensorflow_ops.test_util` are imported from their vendored copy.
+`tensorflow_ops.test_util` are imported from their vendored copy, and named by
+it where a string or comment names them (`python -m tensorflow_ops.saved_call_probe`).
 """
 
 import ast
@@ -49,6 +50,13 @@ def rewrite_cc(text: str, path: str, op_dir: str, dest: str) -> str:
             raise VendorError(f"{path}: includes {match.group(2)}, outside {op_dir}; "
                               "vendor that code into the tree first")
     return text.replace(op_dir + "/", dest + "/").replace(_guard(op_dir), _guard(dest))
+
+
+def own_includes(text: str, op_dir: str) -> List[str]:
+    """The files of the op folder that a C++ source includes, as paths in the folder."""
+    prefix = op_dir + "/"
+    return [m.group(2)[len(prefix):] for m in _INCLUDE.finditer(text)
+            if m.group(2).startswith(prefix)]
 
 
 def _module_deps(module: str) -> Set[str]:
@@ -142,6 +150,14 @@ def rewrite_python(text: str, path: str, op_module: str, dest_module: str,
         lines[line - 1:end_line] = [first[:col] + new + last[end_col:]]
     # Docstrings and comments that show the imports.
     result = re.sub(r"\b%s\b" % re.escape(op_module), dest_module, "".join(lines))
+    # Helper modules named in strings (`python -m tensorflow_ops.saved_call_probe`)
+    # and paths in comments (tensorflow_ops/test_util.py): their vendored copies.
+    for helper in sorted(helpers):
+        for separator, dest in ((".", dest_module), ("/", dest_module.replace(".", "/"))):
+            name = helper.replace(".", separator)
+            result = re.sub(r"\b%s%s%s\b" % (SOURCE_PACKAGE, re.escape(separator),
+                                              re.escape(name)),
+                            dest + separator + name, result)
     leftover = [n for n in ast.walk(ast.parse(result, filename=path))
                 if isinstance(n, ast.Name) and n.id == LOADER_MODULE]
     if leftover:
