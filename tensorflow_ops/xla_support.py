@@ -23,10 +23,10 @@ def _register_xla_compilation_kernels() -> None:
 
 
 def has_xla_kernel(op_name: str) -> bool:
-    """Returns whether `op_name` (for example "MyBilinear") has an XLA kernel.
+    """Returns whether `op_name` (for example "MyBilinear") has an XLA kernel in
+    TensorFlow's kernel registry, where XLA looks for it when it compiles.
 
-    Call it after the op's library is loaded: kernels registered by a library
-    loaded later are not seen.
+    Call it after the op's library is loaded.
     """
     _register_xla_compilation_kernels()
     registered = kernels.get_registered_kernels_for_op(op_name).kernel

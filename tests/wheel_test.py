@@ -6,11 +6,13 @@ import glob
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
+from typing import List
 
 import tensorflow as tf
 
@@ -69,6 +71,19 @@ def _source_tree() -> str:
     return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
+def _declared_op_libraries(workspace: str) -> List[str]:
+    """Every tf_custom_op_library under tensorflow_ops/, read from the BUILD files."""
+    libraries = []
+    for build_file in glob.glob(os.path.join(workspace, "tensorflow_ops", "**", "BUILD"),
+                                recursive=True):
+        with open(build_file) as build:
+            names = re.findall(r'tf_custom_op_library\(\s*name\s*=\s*"([^"]+)"',
+                               build.read())
+        folder = os.path.relpath(os.path.dirname(build_file), workspace)
+        libraries.extend(f"{folder}/{name}" for name in names)
+    return sorted(libraries)
+
+
 def _clean_env() -> dict:
     """The caller's environment without anything that points into the repository."""
     env = {key: value for key, value in os.environ.items()
@@ -117,10 +132,13 @@ class WheelTest(test_util.TestCase):
             pth.write(tensorflow_site + "\n")
 
     def _pip_install(self, requirement: str) -> subprocess.CompletedProcess:
-        # --isolated ignores pip's configuration, and --no-index leaves no source
-        # to download from: anything missing makes the install fail.
-        return _run([self.python, "-m", "pip", "--isolated", "install", "--no-index",
-                     requirement], env=_clean_env(), cwd=self.work_dir)
+        # No configuration (it may name local wheel folders) and no index: pip
+        # has nowhere to get anything from, so a missing requirement fails.
+        env = {key: value for key, value in _clean_env().items()
+               if not key.startswith("PIP_")}
+        env["PIP_CONFIG_FILE"] = os.devnull
+        return _run([self.python, "-m", "pip", "install", "--no-index", requirement],
+                    env=env, cwd=self.work_dir)
 
     def test_platform_tag_is_auditwheels_with_only_tensorflow_external(self):
         report = json.loads(_run([sys.executable, "-m", "auditwheel", "show", "--json",
@@ -130,10 +148,12 @@ class WheelTest(test_util.TestCase):
         self.assertTrue(os.path.basename(self.wheel).endswith(
             f"-py3-none-{report['sym_tag']}.whl"), self.wheel)
 
-    def test_wheel_holds_every_op_library_and_no_tests(self):
+    def test_wheel_holds_every_op_library_of_the_workspace_and_no_tests(self):
+        declared = _declared_op_libraries(_source_tree())
+        self.assertIn("tensorflow_ops/my_bilinear/my_bilinear_op.so", declared)
         with zipfile.ZipFile(self.wheel) as wheel:
             names = wheel.namelist()
-        self.assertIn("tensorflow_ops/my_bilinear/my_bilinear_op.so", names)
+        self.assertEqual(sorted(name for name in names if name.endswith(".so")), declared)
         self.assertFalse([name for name in names if name.endswith("_test.py")])
 
     def test_op_library_missing_from_the_wheel_is_refused(self):

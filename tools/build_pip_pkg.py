@@ -31,8 +31,8 @@ VERSION = "0.1.0"
 # provides them, and loading a second copy would break TensorFlow.
 TENSORFLOW_LIBRARIES = frozenset(["libtensorflow_framework.so.2", "libtensorflow_cc.so.2"])
 
-# Files of the package that only the tests use.
-_TEST_ONLY = re.compile(r"(_test|test_util|test_cases|_reference|_probe)\.py$")
+# Tests are no part of the wheel (test-only libraries are not in the runfiles).
+_TEST_ONLY = re.compile(r"_test\.py$")
 
 # How an op library is declared in a BUILD file.
 _OP_LIBRARY_RULE = re.compile(r"tf_custom_op_library\(\s*name\s*=\s*\"([^\"]+)\"")
