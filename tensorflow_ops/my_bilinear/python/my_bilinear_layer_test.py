@@ -31,7 +31,7 @@ class LayerArgumentsTest(test_util.TestCase, parameterized.TestCase):
         with self.assertRaisesRegex(ValueError, r"target_size"):
             MyBilinearLayer(target_size)
 
-    def test_numpy_and_tensor_free_integers_are_accepted(self):
+    def test_numpy_integers_are_accepted(self):
         layer = MyBilinearLayer(np.array([3, 4], dtype=np.int64))
         self.assertEqual(layer.target_size, (3, 4))
         self.assertIsInstance(layer.target_size[0], int)
