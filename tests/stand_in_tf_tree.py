@@ -7,7 +7,8 @@ The tree has what a vendored op package touches and nothing more:
   tensorflow/tensorflow.default.bzl, tensorflow/strict.default.bzl,
   tensorflow/core/platform/rules_cc.bzl   the files in-tree BUILD files load them from
   //tensorflow:tensorflow_py         the pip TensorFlow (see _TENSORFLOW_INIT)
-  //third_party/py/numpy, @absl_py   empty targets: the interpreter already has them
+  //third_party/py/numpy, //third_party/py/keras, @absl_py
+                                     empty targets: the interpreter already has them
 It builds with this machine's Bazel 4 offline, like the workspace itself.
 """
 
@@ -267,3 +268,5 @@ tf_py_test = _tf_py_test
            _signature("cc_library", tf_macros.MACROS["cc_library"]) + _BODIES["cc_library"])
     _write(root, "third_party/py/numpy/BUILD",
            'py_library(name = "numpy", visibility = ["//visibility:public"])\n')
+    _write(root, "third_party/py/keras/BUILD",
+           'py_library(name = "keras", visibility = ["//visibility:public"])\n')

@@ -23,6 +23,7 @@ LOADER_MODULE = "library_loader"
 IMPORT_DEPS: Dict[str, str] = {
     "tensorflow": "//tensorflow:tensorflow_py",
     "numpy": "//third_party/py/numpy",
+    "keras": "//third_party/py/keras",
     "absl.testing.parameterized": "@absl_py//absl/testing:parameterized",
     "absl.testing.absltest": "@absl_py//absl/testing:absltest",
     "absl.flags": "@absl_py//absl/flags",
