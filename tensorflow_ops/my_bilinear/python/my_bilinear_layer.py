@@ -5,36 +5,24 @@ with `keras.models.load_model("m.keras")` once `tensorflow_ops.my_bilinear` is
 imported, without `custom_objects`.
 """
 
-import functools
 from typing import Any, Dict, Sequence, Tuple
 
 import keras
 import tensorflow as tf
-from tensorflow.python.framework import kernels
 
+from tensorflow_ops.my_bilinear.python.my_bilinear_ops import SUPPORTS_JIT_COMPILE
 from tensorflow_ops.my_bilinear.python.my_bilinear_ops import my_bilinear
 
-# Device types under which TensorFlow registers the kernels that XLA compiles.
-_XLA_JIT_DEVICE_SUFFIX = "_JIT"
-
-
-@functools.lru_cache(maxsize=None)
 def my_bilinear_supports_jit() -> bool:
-    """Whether XLA can compile MyBilinear in this process: the one place that
-    decides the layer's `supports_jit`.
+    """Whether XLA can compile MyBilinear: the layer's `supports_jit`.
 
     Keras's default `compile(jit_compile="auto")` turns XLA on when TensorFlow
     sees a GPU and every layer reports `supports_jit`, and an op without an XLA
-    kernel then fails inside `fit`. So the answer comes from TensorFlow's kernel
-    registry, where XLA looks for kernels, and turns True by itself once the op
-    library registers an XLA kernel for MyBilinear.
+    kernel then fails inside `fit`. The answer is the op package's own
+    `SUPPORTS_JIT_COMPILE`, which my_bilinear_xla_test and this layer's test
+    check against an actual jit compilation.
     """
-    # TensorFlow adds XLA's kernels (REGISTER_XLA_OP) to its registry only when
-    # XLA first compiles something; compiling a trivial function does that.
-    tf.function(lambda: tf.constant(1) + 1, jit_compile=True)()
-    registered = kernels.get_registered_kernels_for_op("MyBilinear").kernel
-    return any(kernel.device_type.endswith(_XLA_JIT_DEVICE_SUFFIX)
-               for kernel in registered)
+    return SUPPORTS_JIT_COMPILE
 
 
 def _checked_target_size(target_size: Sequence[int]) -> Tuple[int, int]:
