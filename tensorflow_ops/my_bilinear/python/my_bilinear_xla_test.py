@@ -22,6 +22,7 @@ import tensorflow as tf
 from tensorflow.python.framework import kernels
 
 from tensorflow_ops import test_util
+from tensorflow_ops.my_bilinear import MyBilinearLayer
 from tensorflow_ops.my_bilinear import SUPPORTS_JIT_COMPILE
 from tensorflow_ops.my_bilinear import my_bilinear
 from tensorflow_ops.my_bilinear import ops
@@ -216,7 +217,7 @@ class MyBilinearKerasJitTest(test_util.TestCase):
         keras = tf.keras  # Keras 3, which TensorFlow 2.21 installs
         model = keras.Sequential([
             keras.Input((6, 7, 2)),
-            keras.layers.Lambda(lambda x: my_bilinear(x, (9, 5), False, True)),
+            MyBilinearLayer((9, 5), align_corners=False, half_pixel_centers=True),
             keras.layers.Conv2D(3, 3),
             keras.layers.Flatten(),
             keras.layers.Dense(1),
