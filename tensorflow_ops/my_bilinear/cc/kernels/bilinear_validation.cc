@@ -63,6 +63,20 @@ bilinear::ResizeGeometry BilinearOpKernel::AttrGeometry() const {
   return geometry;
 }
 
+absl::Status BilinearOpKernel::ValidateAndAllocateResize(
+    tensorflow::OpKernelContext* context, int64_t element_size,
+    bilinear::ResizeGeometry* geometry, Tensor** output) const {
+  *geometry = AttrGeometry();
+  TF_RETURN_IF_ERROR(ValidateResizeInputs(context->input(0), context->input(1),
+                                          element_size, geometry));
+  TensorShape output_shape;
+  TF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(
+      {geometry->batch, geometry->out_height, geometry->out_width,
+       geometry->channels},
+      &output_shape));
+  return context->allocate_output(0, output_shape, output);
+}
+
 absl::Status ValidateResizeShapes(const TensorShape& images,
                                   const TensorShape& size) {
   const absl::Status image_status = ValidateImageShape("images", images);

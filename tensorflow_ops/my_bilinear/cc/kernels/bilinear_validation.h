@@ -28,6 +28,14 @@ class BilinearOpKernel : public tensorflow::OpKernel {
   // The attrs, in the geometry every Compute call starts from.
   bilinear::ResizeGeometry AttrGeometry() const;
 
+  // How every MyBilinear kernel starts: checks `images` and `size` (inputs 0
+  // and 1), sets `geometry` from them and the attrs, and allocates output 0
+  // for elements of `element_size` bytes.
+  absl::Status ValidateAndAllocateResize(tensorflow::OpKernelContext* context,
+                                         int64_t element_size,
+                                         bilinear::ResizeGeometry* geometry,
+                                         tensorflow::Tensor** output) const;
+
  private:
   bool align_corners_ = true;
   bool half_pixel_centers_ = false;

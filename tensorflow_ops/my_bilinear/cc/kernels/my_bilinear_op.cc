@@ -5,7 +5,6 @@
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
-#include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/util/work_sharder.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
@@ -19,7 +18,6 @@ using ::tensorflow::DEVICE_CPU;
 using ::tensorflow::OpKernelConstruction;
 using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
-using ::tensorflow::TensorShape;
 using ::tensorflow::register_kernel::Name;
 
 // Rough cycles per output element (four loads, three lerps, a store), which is
@@ -35,17 +33,10 @@ class MyBilinearOp : public BilinearOpKernel {
 
   void Compute(OpKernelContext* context) override {
     const Tensor& images = context->input(0);
-    bilinear::ResizeGeometry geometry = AttrGeometry();
-    OP_REQUIRES_OK(context, ValidateResizeInputs(images, context->input(1),
-                                                 sizeof(OutT), &geometry));
-
-    TensorShape output_shape;
-    OP_REQUIRES_OK(context, TensorShape::BuildTensorShape(
-                                {geometry.batch, geometry.out_height,
-                                 geometry.out_width, geometry.channels},
-                                &output_shape));
+    bilinear::ResizeGeometry geometry;
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(context, context->allocate_output(0, output_shape, &output));
+    OP_REQUIRES_OK(context, ValidateAndAllocateResize(context, sizeof(OutT),
+                                                      &geometry, &output));
     if (output->NumElements() == 0) return;
 
     const auto* input_data = bilinear::AsStorage(images.flat<T>().data());

@@ -24,7 +24,6 @@ using ::tensorflow::DEVICE_GPU;
 using ::tensorflow::OpKernelConstruction;
 using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
-using ::tensorflow::TensorShape;
 using ::tensorflow::register_kernel::Name;
 
 template <typename T, typename OutT>
@@ -35,16 +34,10 @@ class MyBilinearGpuOp : public BilinearOpKernel {
 
   void Compute(OpKernelContext* context) override {
     const Tensor& images = context->input(0);
-    bilinear::ResizeGeometry geometry = AttrGeometry();
-    OP_REQUIRES_OK(context, ValidateResizeInputs(images, context->input(1),
-                                                 sizeof(OutT), &geometry));
-    TensorShape output_shape;
-    OP_REQUIRES_OK(context, TensorShape::BuildTensorShape(
-                                {geometry.batch, geometry.out_height,
-                                 geometry.out_width, geometry.channels},
-                                &output_shape));
+    bilinear::ResizeGeometry geometry;
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(context, context->allocate_output(0, output_shape, &output));
+    OP_REQUIRES_OK(context, ValidateAndAllocateResize(context, sizeof(OutT),
+                                                      &geometry, &output));
     const int64_t count = output->NumElements();
     if (count == 0) return;
 
