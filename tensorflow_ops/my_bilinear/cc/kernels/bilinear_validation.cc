@@ -77,6 +77,16 @@ absl::Status BilinearOpKernel::ValidateAndAllocateResize(
   return context->allocate_output(0, output_shape, output);
 }
 
+absl::Status BilinearOpKernel::ValidateAndAllocateResizeGrad(
+    tensorflow::OpKernelContext* context, bilinear::ResizeGeometry* geometry,
+    Tensor** output) const {
+  *geometry = AttrGeometry();
+  const Tensor& original_image = context->input(1);
+  TF_RETURN_IF_ERROR(
+      ValidateResizeGradInputs(context->input(0), original_image, geometry));
+  return context->allocate_output(0, original_image.shape(), output);
+}
+
 absl::Status ValidateResizeShapes(const TensorShape& images,
                                   const TensorShape& size) {
   const absl::Status image_status = ValidateImageShape("images", images);

@@ -36,6 +36,13 @@ class BilinearOpKernel : public tensorflow::OpKernel {
                                          bilinear::ResizeGeometry* geometry,
                                          tensorflow::Tensor** output) const;
 
+  // The same for every MyBilinearGrad kernel: checks `grads` and
+  // `original_image` (inputs 0 and 1) and allocates output 0 with the shape
+  // of `original_image`.
+  absl::Status ValidateAndAllocateResizeGrad(tensorflow::OpKernelContext* context,
+                                             bilinear::ResizeGeometry* geometry,
+                                             tensorflow::Tensor** output) const;
+
  private:
   bool align_corners_ = true;
   bool half_pixel_centers_ = false;

@@ -36,14 +36,10 @@ class MyBilinearGradOp : public BilinearOpKernel {
 
   void Compute(OpKernelContext* context) override {
     const Tensor& grads = context->input(0);
-    const Tensor& original_image = context->input(1);
-    bilinear::ResizeGeometry geometry = AttrGeometry();
-    OP_REQUIRES_OK(context,
-                   ValidateResizeGradInputs(grads, original_image, &geometry));
-
+    bilinear::ResizeGeometry geometry;
     Tensor* images_grad = nullptr;
-    OP_REQUIRES_OK(context, context->allocate_output(0, original_image.shape(),
-                                                     &images_grad));
+    OP_REQUIRES_OK(context, ValidateAndAllocateResizeGrad(context, &geometry,
+                                                          &images_grad));
     if (images_grad->NumElements() == 0) return;
 
     using A = bilinear::AccumulatorType<T>;
@@ -56,7 +52,7 @@ class MyBilinearGradOp : public BilinearOpKernel {
       // size, from TensorFlow's allocator (an impossible request is an error).
       OP_REQUIRES_OK(context,
                      context->allocate_temp(tensorflow::DataTypeToEnum<A>::value,
-                                            original_image.shape(), &sums_tensor));
+                                            images_grad->shape(), &sums_tensor));
       sums = sums_tensor.flat<A>().data();
     }
     const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());

@@ -34,13 +34,10 @@ class MyBilinearGradGpuOp : public BilinearOpKernel {
 
   void Compute(OpKernelContext* context) override {
     const Tensor& grads = context->input(0);
-    const Tensor& original_image = context->input(1);
-    bilinear::ResizeGeometry geometry = AttrGeometry();
-    OP_REQUIRES_OK(context,
-                   ValidateResizeGradInputs(grads, original_image, &geometry));
+    bilinear::ResizeGeometry geometry;
     Tensor* images_grad = nullptr;
-    OP_REQUIRES_OK(context, context->allocate_output(0, original_image.shape(),
-                                                     &images_grad));
+    OP_REQUIRES_OK(context, ValidateAndAllocateResizeGrad(context, &geometry,
+                                                          &images_grad));
     const int64_t count = images_grad->NumElements();
     if (count == 0) return;
 
