@@ -4,17 +4,16 @@
 // The library is built for baseline x86-64, so it loads on every machine that
 // runs TensorFlow. Where the CPU has AVX2, FMA and F16C, the math is run from
 // a function compiled for them (flatten inlines all of it there), which gives
-// 256-bit vectors and one-instruction half conversions. -ffp-contract=off
+// 256-bit vectors and F16C half conversions. -ffp-contract=off
 // (from the build macros) keeps FMA out of the arithmetic, so both paths give
-// the same bits. TENSORFLOW_OPS_CPU_PATH=baseline forces the baseline path.
+// the same bits. TENSORFLOW_OPS_CPU_PATH=baseline forces the baseline path
+// (see bilinear_cpu_features.h).
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 
-#include <cstdlib>
-#include <cstring>
-
 #include "tensorflow/core/framework/bfloat16.h"
 #include "tensorflow/core/framework/numeric_types.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
 
 namespace tensorflow_ops {
@@ -25,12 +24,10 @@ template <typename T>
 struct CpuStorage {
   using type = T;
 };
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 template <>
 struct CpuStorage<Eigen::half> {
-  using type = _Float16;
+  using type = Float16;
 };
-#endif
 template <>
 struct CpuStorage<tensorflow::bfloat16> {
   using type = Bfloat16;
@@ -48,7 +45,7 @@ CpuStorageType<T>* AsStorage(T* data) {
   return reinterpret_cast<CpuStorageType<T>*>(data);
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if BILINEAR_HAS_AVX2_PATH
 template <typename Fn>
 __attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn) {
   fn();
@@ -57,18 +54,6 @@ __attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn)
 template <typename Fn>
 __attribute__((flatten)) void RunBaseline(const Fn& fn) {
   fn();
-}
-
-// Whether the AVX2 path is taken: decided once per process.
-inline bool UseAvx2() {
-  static const bool use_avx2 = [] {
-    const char* forced = std::getenv("TENSORFLOW_OPS_CPU_PATH");
-    if (forced != nullptr && std::strcmp(forced, "baseline") == 0) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("f16c");
-  }();
-  return use_avx2;
 }
 
 // Runs `fn` (which calls the math) on the widest path this CPU supports.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -106,6 +107,156 @@ void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
   }
 }
 
+// Elements of one row buffer of the row-reusing path: two of them (16 KB each
+// for float) stay in the L1 cache with the input they read.
+constexpr int64_t kRowBufferElements = 4096;
+
+// The horizontal pass alone: `width` columns of one input row blended into
+// `out`, as ResizeOneRow blends each of its two rows. `row` starts at input
+// pixel `first_pixel`.
+template <int kChannels, typename T, typename A>
+void InterpolateColumns(const T* __restrict__ row, int64_t first_pixel,
+                        const AxisWeight<A>* __restrict__ columns, int64_t width,
+                        int64_t channels, A* __restrict__ out) {
+  const int64_t c_count = kChannels > 0 ? kChannels : channels;
+  for (int64_t x = 0; x < width; ++x) {
+    const int64_t left = (columns[x].lower - first_pixel) * c_count;
+    const int64_t right = (columns[x].upper - first_pixel) * c_count;
+    const A x_lerp = columns[x].lerp;
+    for (int64_t c = 0; c < c_count; ++c) {
+      const A left_value = static_cast<A>(row[left + c]);
+      const A right_value = static_cast<A>(row[right + c]);
+      out[c] = left_value + (right_value - left_value) * x_lerp;
+    }
+    out += c_count;
+  }
+}
+
+template <typename T, typename A>
+void InterpolateColumnsOf(const T* row, int64_t first_pixel,
+                          const AxisWeight<A>* columns, int64_t width,
+                          int64_t channels, A* out) {
+  switch (channels) {
+    case 1:
+      return InterpolateColumns<1>(row, first_pixel, columns, width, 1, out);
+    case 3:
+      return InterpolateColumns<3>(row, first_pixel, columns, width, 3, out);
+    case 4:
+      return InterpolateColumns<4>(row, first_pixel, columns, width, 4, out);
+    default:
+      return InterpolateColumns<0>(row, first_pixel, columns, width, channels,
+                                   out);
+  }
+}
+
+// The vertical pass: `count` values of two horizontally blended rows.
+template <typename A, typename OutT>
+void BlendRows(const A* __restrict__ top, const A* __restrict__ bottom, A y_lerp,
+               int64_t count, OutT* __restrict__ out) {
+  if constexpr (std::is_same<A, OutT>::value) {
+    for (int64_t i = 0; i < count; ++i) {
+      out[i] = top[i] + (bottom[i] - top[i]) * y_lerp;
+    }
+  } else {
+    // Blended in chunks in A, then converted as one loop (vectorized, or F16C).
+    constexpr int64_t kChunk = 256;
+    A blended[kChunk];
+    for (int64_t start = 0; start < count; start += kChunk) {
+      const int64_t n = std::min(kChunk, count - start);
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = start + i;
+        blended[i] = top[k] + (bottom[k] - top[k]) * y_lerp;
+      }
+      ConvertValues(blended, n, out + start);
+    }
+  }
+}
+
+// Output rows [begin_row, end_row) where several consecutive output rows read
+// the same input rows (up-sampling along the height). Each input row's
+// horizontal blend is computed once per block of columns into one of two row
+// buffers and serves every output row that reads it, which saves two of the
+// three blends of most output values; each value is the same expression as in
+// ResizeOneRow, so the bits do not change.
+template <typename T, typename OutT>
+void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
+                              int64_t begin_row, int64_t end_row, OutT* output) {
+  using A = AccumulatorType<OutT>;
+  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
+                                   g.half_pixel_centers);
+  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
+                                      g.half_pixel_centers);
+  const int64_t in_row_size = g.in_width * g.channels;
+  const int64_t out_row_size = g.out_width * g.channels;
+  const int64_t block_columns =
+      std::min(kColumnBlock, kRowBufferElements / g.channels);
+  AxisWeight<A> columns[kColumnBlock];
+  // Padded apart so that the two rows do not share the cache's 4 KB sets.
+  A buffers[2][kRowBufferElements + 16];
+  A converted[kRowBufferElements];
+  for (int64_t x0 = 0; x0 < g.out_width; x0 += block_columns) {
+    const int64_t width = std::min(block_columns, g.out_width - x0);
+    const int64_t count = width * g.channels;
+    for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
+    // Which input row (image * in_height + row) each buffer holds; -1: none.
+    int64_t held[2] = {-1, -1};
+    // The buffer that holds input row `wanted`, filled now unless it already
+    // does; it never evicts `keep`, the other row the output row needs.
+    // The input pixels the block reads: converted to A first where T is not
+    // A, as one contiguous (vectorized) loop, when they fit the buffer.
+    const int64_t first_pixel = columns[0].lower;
+    const int64_t span = (columns[width - 1].upper - first_pixel + 1) * g.channels;
+    const bool convert_first =
+        !std::is_same<T, A>::value && span <= kRowBufferElements;
+    auto buffer_of = [&](int64_t wanted, int64_t keep) -> const A* {
+      if (held[0] == wanted) return buffers[0];
+      if (held[1] == wanted) return buffers[1];
+      const int slot = held[0] == keep ? 1 : 0;
+      held[slot] = wanted;
+      const T* row = images + wanted * in_row_size;
+      if (convert_first) {
+        const T* first = row + first_pixel * g.channels;
+        ConvertValues(first, span, converted);
+        InterpolateColumnsOf(converted, first_pixel, columns, width, g.channels,
+                             buffers[slot]);
+      } else {
+        InterpolateColumnsOf(row, 0, columns, width, g.channels, buffers[slot]);
+      }
+      return buffers[slot];
+    };
+    int64_t b = begin_row / g.out_height;
+    int64_t out_y = begin_row % g.out_height;
+    for (int64_t row = begin_row; row < end_row; ++row) {
+      const AxisWeight<A> y = row_sampler.At(out_y);
+      const int64_t top_row = b * g.in_height + y.lower;
+      const int64_t bottom_row = b * g.in_height + y.upper;
+      if (++out_y == g.out_height) {
+        out_y = 0;
+        ++b;
+      }
+      const A* top = buffer_of(top_row, bottom_row);
+      const A* bottom = buffer_of(bottom_row, top_row);
+      BlendRows(top, bottom, y.lerp, count,
+                output + row * out_row_size + x0 * g.channels);
+    }
+  }
+}
+
+// Most channels whose float rows take the row-reusing path. With more, the
+// direct path is vectorized along the channels and bound by the stores of the
+// output, and adding a pass over the row buffers made it slower (measured).
+constexpr int64_t kMaxReusedFloatChannels = 8;
+
+// Whether ResizeRows takes the row-reusing path: where output rows outnumber
+// input rows, and either few channels or 16-bit and integer images, whose
+// conversions dominate and are then done once per input value.
+template <typename T, typename OutT>
+bool ReusesColumnBlends(const ResizeGeometry& g) {
+  const bool converts = !std::is_same<T, AccumulatorType<OutT>>::value;
+  return g.out_height > g.in_height && g.channels <= kRowBufferElements &&
+         (converts || g.channels <= kMaxReusedFloatChannels);
+}
+
 // Writes output rows [begin_row, end_row), where row r is image r / out_height,
 // row r % out_height. `images` ([batch, in_height, in_width, channels] of T)
 // and `output` ([batch, out_height, out_width, channels] of OutT) are dense.
@@ -114,6 +265,9 @@ template <typename T, typename OutT>
 void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
                 int64_t end_row, OutT* output) {
   if (IsIdentity(g)) return CopyRows(g, images, begin_row, end_row, output);
+  if (ReusesColumnBlends<T, OutT>(g)) {
+    return ResizeRowsReusingColumns(g, images, begin_row, end_row, output);
+  }
   using A = AccumulatorType<OutT>;
   constexpr bool kFourLanes =
       std::is_same<T, float>::value && std::is_same<OutT, float>::value;

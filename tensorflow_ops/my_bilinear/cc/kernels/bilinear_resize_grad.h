@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -213,9 +214,8 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
     }
   }
   if constexpr (!std::is_same<T, A>::value) {
-    for (int64_t i = begin_row * in_row_size; i < end_row * in_row_size; ++i) {
-      images_grad[i] = static_cast<T>(sums[i]);
-    }
+    ConvertValues(sums + begin_row * in_row_size, (end_row - begin_row) * in_row_size,
+                  images_grad + begin_row * in_row_size);
   }
 }
 

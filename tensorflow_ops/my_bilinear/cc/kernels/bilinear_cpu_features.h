@@ -1,0 +1,39 @@
+// Which instruction set the CPU math runs with, decided once per process.
+//
+// TensorFlow-free. The library is built for baseline x86-64, so it loads on
+// every machine that runs TensorFlow; where the CPU has AVX2, FMA and F16C the
+// kernels run the math from functions compiled for them (see
+// bilinear_cpu_dispatch.h), and the 16-bit conversions use F16C. Results are
+// the same bits on both paths. TENSORFLOW_OPS_CPU_PATH=baseline forces the
+// baseline path (the tests use it to check that claim).
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_FEATURES_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_FEATURES_H_
+
+#include <cstdlib>
+#include <cstring>
+
+namespace tensorflow_ops {
+namespace bilinear {
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define BILINEAR_HAS_AVX2_PATH 1
+// Whether the AVX2/FMA/F16C path is taken.
+inline bool UseAvx2() {
+  static const bool use_avx2 = [] {
+    const char* forced = std::getenv("TENSORFLOW_OPS_CPU_PATH");
+    if (forced != nullptr && std::strcmp(forced, "baseline") == 0) return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("f16c");
+  }();
+  return use_avx2;
+}
+#else
+#define BILINEAR_HAS_AVX2_PATH 0
+inline bool UseAvx2() { return false; }
+#endif
+
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_FEATURES_H_
