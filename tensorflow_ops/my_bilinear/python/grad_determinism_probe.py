@@ -8,9 +8,10 @@ import hashlib
 import numpy as np
 import tensorflow as tf
 
-# Large enough that the kernel splits its rows over every thread; one
-# upsampling and one downsampling case, each with odd sizes.
-PROBE_CASES = [((3, 61, 83, 3), (257, 131)), ((2, 190, 170, 5), (47, 61))]
+# Large enough that the kernel splits its rows over every thread: each has
+# more than bilinear::kMinValuesToSplit (2^20) values of work. One upsampling
+# and one downsampling case, each with odd sizes.
+PROBE_CASES = [((3, 61, 83, 3), (517, 263)), ((4, 390, 350, 3), (47, 61))]
 PROBE_DTYPES = [np.float32, np.float16, np.float64]
 
 

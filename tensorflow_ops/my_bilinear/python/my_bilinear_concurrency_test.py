@@ -26,9 +26,9 @@ class Job(NamedTuple):
 
 
 def _jobs() -> List[Job]:
-    # Outputs of 10^4 to 10^5 values: kernels long enough to overlap, and
-    # large enough for TensorFlow to split them over its thread pool.
-    shapes = [((2, 37, 23, 3), (128, 100)), ((1, 300, 200, 1), (61, 47)),
+    # Kernels long enough to overlap; the first touches more than 2^20 values
+    # (bilinear::kMinValuesToSplit), so TensorFlow's thread pool splits it.
+    shapes = [((2, 37, 23, 3), (700, 400)), ((1, 300, 200, 1), (61, 47)),
               ((3, 16, 16, 17), (16, 16)), ((2, 19, 80, 4), (90, 33))]
     dtypes = [np.float32, np.float64, np.float16, test_cases.BFLOAT16]
     return [Job(test_cases.random_images(shape, dtype, seed=i), size,

@@ -1,5 +1,5 @@
 // How the CPU kernels run the TensorFlow-free math: on which storage types,
-// and with which instruction set, chosen at run time.
+// with which instruction set (chosen at run time), and on how many threads.
 //
 // The library is built for baseline x86-64, so it loads on every machine that
 // runs TensorFlow. Where the CPU has AVX2, FMA and F16C, the math is run from
@@ -11,8 +11,12 @@
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 
+#include <cstdint>
+
 #include "tensorflow/core/framework/bfloat16.h"
 #include "tensorflow/core/framework/numeric_types.h"
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/util/work_sharder.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
 
@@ -71,6 +75,27 @@ void RunOnBestCpuPath(const Fn& fn) {
   fn();
 }
 #endif
+
+// Fewest values of work (computed or read) for a kernel's rows to be split
+// over threads. Handing work to TensorFlow's pool and waiting for it costs
+// tens of microseconds on small virtual machines (there, tf.fill of 3 MB takes
+// twice as long on two threads as on one), more than a second thread saves on
+// less than about a million values (measured with the benchmark).
+constexpr int64_t kMinValuesToSplit = int64_t{1} << 20;
+
+// Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path:
+// on the calling thread below kMinValuesToSplit values of work, else split by
+// TensorFlow's Shard with `cost_per_row` cycles a row.
+template <typename Work>
+void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
+                  int64_t work_values, int64_t cost_per_row, const Work& work) {
+  auto run = [&work](int64_t begin_row, int64_t end_row) {
+    RunOnBestCpuPath([&] { work(begin_row, end_row); });
+  };
+  if (work_values < kMinValuesToSplit) return run(0, rows);
+  const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
+  tensorflow::Shard(workers.num_threads, workers.workers, rows, cost_per_row, run);
+}
 
 }  // namespace bilinear
 }  // namespace tensorflow_ops

@@ -9,7 +9,6 @@
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/types.h"
-#include "tensorflow/core/util/work_sharder.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
@@ -63,16 +62,13 @@ class MyBilinearGradOp : public BilinearOpKernel {
         kCyclesPerElement *
         ((2 * geometry.out_height / geometry.in_height + 2) * out_row_size +
          geometry.in_width * geometry.channels);
-    const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
-    tensorflow::Shard(workers.num_threads, workers.workers,
-                      geometry.batch * geometry.in_height, cost_per_row,
-                      [&](int64_t begin_row, int64_t end_row) {
-                        bilinear::RunOnBestCpuPath([&] {
-                          bilinear::ResizeGradRows(geometry, grads_data,
-                                                   begin_row, end_row, sums,
-                                                   images_grad_data);
-                        });
-                      });
+    const int64_t rows = geometry.batch * geometry.in_height;
+    bilinear::ForRowRanges(
+        context, rows, grads.NumElements() + images_grad->NumElements(),
+        cost_per_row, [&](int64_t begin_row, int64_t end_row) {
+          bilinear::ResizeGradRows(geometry, grads_data, begin_row, end_row,
+                                   sums, images_grad_data);
+        });
   }
 };
 

@@ -1,11 +1,11 @@
 // CPU kernel of MyBilinear: validates, allocates, and hands row ranges of the
-// output to the TensorFlow-free math in bilinear_resize.h on TF's thread pool.
+// output to the TensorFlow-free math in bilinear_resize.h (on TF's thread pool
+// when the output is large enough to gain from it).
 #include <cstdint>
 
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
-#include "tensorflow/core/util/work_sharder.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
@@ -41,16 +41,13 @@ class MyBilinearOp : public BilinearOpKernel {
 
     const auto* input_data = bilinear::AsStorage(images.flat<T>().data());
     auto* output_data = bilinear::AsStorage(output->flat<OutT>().data());
-    const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
-    tensorflow::Shard(
-        workers.num_threads, workers.workers,
-        geometry.batch * geometry.out_height,
-        geometry.out_width * geometry.channels * kCyclesPerOutputElement,
+    const int64_t rows = geometry.batch * geometry.out_height;
+    const int64_t row_size = geometry.out_width * geometry.channels;
+    bilinear::ForRowRanges(
+        context, rows, output->NumElements(), row_size * kCyclesPerOutputElement,
         [&](int64_t begin_row, int64_t end_row) {
-          bilinear::RunOnBestCpuPath([&] {
-            bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
-                                 output_data);
-          });
+          bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
+                               output_data);
         });
   }
 };
