@@ -119,7 +119,7 @@ void CheckForward(const ResizeGeometry& g, const std::vector<T>& images, Tally* 
 template <typename T>
 void CheckGradient(const ResizeGeometry& g, const std::vector<T>& grads, Tally* tally) {
   std::vector<T> want(InputSize(g));
-  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data(), want.data());
+  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data());
   DeviceBuffer<T> input(grads);
   DeviceBuffer<T> output(want.size());
   LaunchResizeGrad(g, input.data, output.data);

@@ -85,8 +85,8 @@ void CheckGradient(const ResizeGeometry& g) {
     magnitude += std::fabs(static_cast<double>(grads[i]));
   }
   const int64_t rows = g.batch * g.in_height;
-  ResizeGradRows(g, grads.get(), 0, rows / 2, images_grad.get(), images_grad.get());
-  ResizeGradRows(g, grads.get(), rows / 2, rows, images_grad.get(), images_grad.get());
+  ResizeGradRows(g, grads.get(), 0, rows / 2, images_grad.get());
+  ResizeGradRows(g, grads.get(), rows / 2, rows, images_grad.get());
   double sum = 0;
   for (int64_t i = 0; i < in_size; ++i) sum += static_cast<double>(images_grad[i]);
   const double tolerance = (std::is_same<T, double>::value ? 1e-12 : 1e-5) * (1 + magnitude);

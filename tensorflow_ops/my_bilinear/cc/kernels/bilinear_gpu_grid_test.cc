@@ -115,7 +115,7 @@ void CheckGradient(const ResizeGeometry& g, const LaunchGrid& grid,
                    const std::vector<T>& grads) {
   const int64_t count = InputSize(g);
   std::vector<T> want(count);
-  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data(), want.data());
+  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data());
   const std::vector<T> guarded = Guarded(grads);
   const T* input = guarded.data() + kGuard;
   const Samplers<T> samplers = SamplersFor<T>(g);

@@ -147,12 +147,12 @@ void CheckGradient(const ResizeGeometry& g, const ByteReader& reader, int64_t sp
   const int64_t in_size = g.batch * g.in_height * g.in_width * g.channels;
   const int64_t rows = g.batch * g.in_height;
   std::vector<T> whole(in_size), parts(in_size);
-  ResizeGradRows(g, grads.data(), 0, rows, whole.data(), whole.data());
+  ResizeGradRows(g, grads.data(), 0, rows, whole.data());
   split = 1 + split % rows;
   if (split < rows) {
-    ResizeGradRows(g, grads.data(), split, rows, parts.data(), parts.data());
+    ResizeGradRows(g, grads.data(), split, rows, parts.data());
   }
-  ResizeGradRows(g, grads.data(), 0, split, parts.data(), parts.data());
+  ResizeGradRows(g, grads.data(), 0, split, parts.data());
   if (std::memcmp(whole.data(), parts.data(), in_size * sizeof(T)) != 0) {
     Abort(g, "gradient depends on the row split");
   }

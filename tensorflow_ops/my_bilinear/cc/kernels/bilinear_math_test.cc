@@ -139,7 +139,7 @@ std::vector<T> RunResizeGrad(const ResizeGeometry& g, const std::vector<T>& grad
                     g.batch * g.in_height * g.in_width * g.channels,
                     g.batch * g.in_height, row_by_row_reversed,
                     [&](const T* in, int64_t begin, int64_t end, T* out) {
-                      ResizeGradRows(g, in, begin, end, out, out);
+                      ResizeGradRows(g, in, begin, end, out);
                     });
 }
 

@@ -5,9 +5,10 @@
 // gradient (which races when parallel), each input row gathers from the output
 // rows that read it, in ascending order, so each input-row result is a fixed
 // sequence of operations: the same bits whichever thread computes it and
-// however the rows are split. Nothing is allocated: the output rows that read
-// an input row are found by binary search (they are contiguous), and columns
-// are processed in tiles whose weights and sums fit fixed buffers.
+// however the rows are split. Nothing is allocated: the output rows (and
+// columns) that read an input row (or column) are found by binary search (they
+// are contiguous), and each row is summed in tiles of input columns on the
+// stack, so that every input-gradient value is written once, finished.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_GRAD_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_RESIZE_GRAD_H_
 
@@ -23,10 +24,10 @@
 namespace tensorflow_ops {
 namespace bilinear {
 
-// Values of one tile: columns x channels summed over output rows at once, and
-// the most columns of one tile. Smaller tiles cost time (each one repeats the
-// search for the output rows of every input row); these keep the two buffers
-// on the stack under 120 KB.
+// Values of one tile (columns x channels, of the vertical sums and of the
+// input-gradient sums), and the most output columns summed at once. Smaller
+// tiles cost time (each one repeats the search for the output rows of every
+// input row); these keep the buffers on the stack under 120 KB.
 constexpr int64_t kTileElements = 8192;
 constexpr int64_t kGradColumnBlock = 2048;
 
@@ -64,20 +65,21 @@ A RowWeight(const AxisWeight<A>& w, int64_t in_y) {
 
 // Adds `weight` times the horizontal adjoint of `width` columns of output
 // gradients into `row_grad`. Column x of `source` starts at x * source_stride,
-// input pixel i of `row_grad` at i * pixel_stride; `channels` values of each
-// are used. kChannels > 0 fixes all three at compile time. The left and right
+// input pixel i of `row_grad` at (i - first_pixel) * pixel_stride; `channels`
+// values of each are used. kChannels > 0 fixes all three at compile time. The left and right
 // neighbours of a column are distinct pixels, so their channel ranges never
 // overlap; saying so (__restrict__) lets the compiler vectorize the channels.
 template <int kChannels, typename S, typename A>
 void ScatterColumns(const S* __restrict__ source, int64_t source_stride, A weight,
                     const AxisWeight<A>* __restrict__ columns, int64_t width,
-                    int64_t pixel_stride, int64_t channels, A* __restrict__ row_grad) {
+                    int64_t first_pixel, int64_t pixel_stride, int64_t channels,
+                    A* __restrict__ row_grad) {
   const int64_t c_count = kChannels > 0 ? kChannels : channels;
   const int64_t s_stride = kChannels > 0 ? kChannels : source_stride;
   const int64_t p_stride = kChannels > 0 ? kChannels : pixel_stride;
   for (int64_t x = 0; x < width; ++x) {
     const S* __restrict__ g = source + x * s_stride;
-    A* __restrict__ left = row_grad + columns[x].lower * p_stride;
+    A* __restrict__ left = row_grad + (columns[x].lower - first_pixel) * p_stride;
     if (columns[x].upper == columns[x].lower) {
       // The forward pass returns that column unchanged: weight exactly 1.
       for (int64_t c = 0; c < c_count; ++c) left[c] += weight * static_cast<A>(g[c]);
@@ -85,7 +87,7 @@ void ScatterColumns(const S* __restrict__ source, int64_t source_stride, A weigh
     }
     const A left_weight = weight * (A(1) - columns[x].lerp);
     const A right_weight = weight * columns[x].lerp;
-    A* __restrict__ right = row_grad + columns[x].upper * p_stride;
+    A* __restrict__ right = row_grad + (columns[x].upper - first_pixel) * p_stride;
     for (int64_t c = 0; c < c_count; ++c) {
       const A value = static_cast<A>(g[c]);
       left[c] += left_weight * value;
@@ -96,19 +98,22 @@ void ScatterColumns(const S* __restrict__ source, int64_t source_stride, A weigh
 
 template <typename S, typename A>
 void ScatterTile(const S* source, int64_t source_stride, A weight,
-                 const AxisWeight<A>* columns, int64_t width, int64_t pixel_stride,
+                 const AxisWeight<A>* columns, int64_t width, int64_t first_pixel,
                  int64_t channels, A* row_grad) {
-  const bool dense = source_stride == channels && pixel_stride == channels;
-  switch (dense ? channels : 0) {
+  // `row_grad` holds `channels` values per pixel; `source` may be wider.
+  switch (source_stride == channels ? channels : 0) {
     case 1:
-      return ScatterColumns<1>(source, 1, weight, columns, width, 1, 1, row_grad);
+      return ScatterColumns<1>(source, 1, weight, columns, width, first_pixel, 1,
+                               1, row_grad);
     case 3:
-      return ScatterColumns<3>(source, 3, weight, columns, width, 3, 3, row_grad);
+      return ScatterColumns<3>(source, 3, weight, columns, width, first_pixel, 3,
+                               3, row_grad);
     case 4:
-      return ScatterColumns<4>(source, 4, weight, columns, width, 4, 4, row_grad);
+      return ScatterColumns<4>(source, 4, weight, columns, width, first_pixel, 4,
+                               4, row_grad);
     default:
       return ScatterColumns<0>(source, source_stride, weight, columns, width,
-                               pixel_stride, channels, row_grad);
+                               first_pixel, channels, channels, row_grad);
   }
 }
 
@@ -132,15 +137,44 @@ void AddWeightedTile(const T* __restrict__ source, int64_t stride, A weight,
   }
 }
 
+// The input columns [*begin, *end) of one tile from `begin`, and the output
+// columns [*first_column, *end_column) that read them: at most
+// `max_pixels` pixels, fewer where more than `block_columns` output
+// columns would read them, but at least one.
+template <typename A>
+void NextColumnTile(const AxisSampler<A>& columns, int64_t in_width,
+                    int64_t out_width, int64_t begin, int64_t max_pixels,
+                    int64_t block_columns, int64_t* end, int64_t* first_column,
+                    int64_t* end_column) {
+  int64_t unused;
+  OutputRowsReading(columns, out_width, begin, first_column, &unused);
+  *end = std::min(in_width, begin + max_pixels);
+  OutputRowsReading(columns, out_width, *end - 1, &unused, end_column);
+  while (*end_column - *first_column > block_columns && *end - begin > 1) {
+    // Fewer pixels, in proportion to the excess of columns (and at least one).
+    const int64_t pixels = *end - begin;
+    const int64_t fitting = pixels * block_columns / (*end_column - *first_column);
+    *end = begin + std::max<int64_t>(1, std::min(pixels - 1, fitting));
+    OutputRowsReading(columns, out_width, *end - 1, &unused, end_column);
+  }
+}
+
 // Writes input-gradient rows [begin_row, end_row), where row r is image
 // r / in_height, row r % in_height. `grads` is [batch, out_h, out_w, c] and
 // `images_grad` [batch, in_h, in_w, c], both dense. Sums are formed in
-// A = AccumulatorType<T>: in `images_grad` itself where T is A (pass it as
-// `sums` too), else in `sums`, a dense buffer of A of the same shape, of which
-// only these rows are touched.
+// A = AccumulatorType<T> and written to `images_grad` once, converted.
+//
+// Each input row is summed one tile of input columns at a time: the output
+// rows that read the row are added first (one multiply-add per value, in
+// ascending order), then scattered to the tile's pixels by the output columns
+// that read them, in ascending order. A tile's sums live on the stack with one
+// pixel of margin each side, which takes the halves of the scatters of its
+// edge columns that belong to the neighbouring tiles. So every pixel gets the
+// same additions in the same order whatever the tiling, and the gradient is
+// written once instead of zeroed, read and written back.
 template <typename T, typename A = AccumulatorType<T>>
 void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
-                    int64_t end_row, A* sums, T* images_grad) {
+                    int64_t end_row, T* images_grad) {
   // The identity resize is its own adjoint: the upstream gradient passes
   // through unchanged (an Inf stays Inf).
   if (IsIdentity(g)) return CopyRows(g, grads, begin_row, end_row, images_grad);
@@ -151,19 +185,34 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
   const int64_t c = g.channels;
   const int64_t out_row_size = g.out_width * c;
   const int64_t in_row_size = g.in_width * c;
-  std::fill(sums + begin_row * in_row_size, sums + end_row * in_row_size, A(0));
 
-  // A tile is `chunk` channels of `tile_columns` columns.
-  const int64_t chunk = std::min(c, kTileElements);
-  const int64_t tile_columns =
+  // Channels are taken `chunk` at a time, so that a tile holds four pixels at
+  // least; output columns `block_columns` at a time.
+  const int64_t chunk = std::min(c, kTileElements / 4);
+  const int64_t block_columns =
       std::max<int64_t>(1, std::min(kGradColumnBlock, kTileElements / chunk));
+  const int64_t max_pixels = kTileElements / chunk;
   AxisWeight<A> columns[kGradColumnBlock];
   A vertical_sum[kTileElements];
+  A tile_sums[kTileElements + 2 * kTileElements / 4];  // and the margins
   for (int64_t c0 = 0; c0 < c; c0 += chunk) {
     const int64_t channels = std::min(chunk, c - c0);
-    for (int64_t x0 = 0; x0 < g.out_width; x0 += tile_columns) {
-      const int64_t width = std::min(tile_columns, g.out_width - x0);
-      for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
+    int64_t end_pixel = 0;
+    for (int64_t first_pixel = 0; first_pixel < g.in_width; first_pixel = end_pixel) {
+      int64_t first_column = 0, end_column = 0;
+      NextColumnTile(column_sampler, g.in_width, g.out_width, first_pixel,
+                     max_pixels, block_columns, &end_pixel, &first_column,
+                     &end_column);
+      // The tile's sums start one pixel to the left (its margin).
+      const int64_t margin_pixel = first_pixel - 1;
+      const int64_t tile_values = (end_pixel - first_pixel + 2) * channels;
+      // Weights of the output columns, computed once where one block holds them.
+      const bool one_block = end_column - first_column <= block_columns;
+      if (one_block) {
+        for (int64_t x = first_column; x < end_column; ++x) {
+          columns[x - first_column] = column_sampler.At(x);
+        }
+      }
       int64_t b = begin_row / g.in_height;
       int64_t next_in_y = begin_row % g.in_height;
       // The output rows [first, last) that read the current input row. Both
@@ -186,36 +235,47 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
           ++b;
           search = true;
         }
-        if (first == last) continue;  // no output row reads this input row
-        A* row_sums = sums + row * in_row_size + c0;
-        auto source_row = [&](int64_t y) {
-          return image_grads + y * out_row_size + x0 * c + c0;
-        };
-        if (last - first == 1) {
-          ScatterTile(source_row(first), c, RowWeight(row_sampler.At(first), in_y),
-                      columns, width, c, channels, row_sums);
-          continue;
+        std::fill(tile_sums, tile_sums + tile_values, A(0));
+        for (int64_t x0 = first_column; first < last && x0 < end_column;
+             x0 += block_columns) {
+          const int64_t width = std::min(block_columns, end_column - x0);
+          if (!one_block) {
+            for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
+          }
+          auto source_row = [&](int64_t y) {
+            return image_grads + y * out_row_size + x0 * c + c0;
+          };
+          if (last - first == 1) {
+            ScatterTile(source_row(first), c, RowWeight(row_sampler.At(first), in_y),
+                        columns, width, margin_pixel, channels, tile_sums);
+            continue;
+          }
+          // Several output rows read this row: their weighted sum first, in
+          // ascending order, then one scatter.
+          for (int64_t y = first; y < last; ++y) {
+            const A weight = RowWeight(row_sampler.At(y), in_y);
+            if (y == first) {
+              AddWeightedTile</*kFirst=*/true>(source_row(y), c, weight, width,
+                                               channels, vertical_sum);
+            } else {
+              AddWeightedTile</*kFirst=*/false>(source_row(y), c, weight, width,
+                                                channels, vertical_sum);
+            }
+          }
+          ScatterTile(vertical_sum, channels, A(1), columns, width, margin_pixel,
+                      channels, tile_sums);
         }
-        // Several output rows read this row: their weighted sum first (one
-        // multiply-add per value), in ascending order, then one scatter.
-        for (int64_t y = first; y < last; ++y) {
-          const A weight = RowWeight(row_sampler.At(y), in_y);
-          if (y == first) {
-            AddWeightedTile</*kFirst=*/true>(source_row(y), c, weight, width,
-                                             channels, vertical_sum);
-          } else {
-            AddWeightedTile</*kFirst=*/false>(source_row(y), c, weight, width,
-                                              channels, vertical_sum);
+        // The tile's own pixels, past the left margin.
+        T* out = images_grad + row * in_row_size + first_pixel * c + c0;
+        if (channels == c) {
+          ConvertValues(tile_sums + channels, (end_pixel - first_pixel) * c, out);
+        } else {
+          for (int64_t p = 0; p < end_pixel - first_pixel; ++p) {
+            ConvertValues(tile_sums + (p + 1) * channels, channels, out + p * c);
           }
         }
-        ScatterTile(vertical_sum, channels, A(1), columns, width, c, channels,
-                    row_sums);
       }
     }
-  }
-  if constexpr (!std::is_same<T, A>::value) {
-    ConvertValues(sums + begin_row * in_row_size, (end_row - begin_row) * in_row_size,
-                  images_grad + begin_row * in_row_size);
   }
 }
 

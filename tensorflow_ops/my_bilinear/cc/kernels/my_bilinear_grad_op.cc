@@ -3,12 +3,10 @@
 // Each input row is computed by one thread in a fixed order, so the result is
 // bitwise identical for any number of threads.
 #include <cstdint>
-#include <type_traits>
 
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
-#include "tensorflow/core/framework/types.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
@@ -41,19 +39,6 @@ class MyBilinearGradOp : public BilinearOpKernel {
                                                           &images_grad));
     if (images_grad->NumElements() == 0) return;
 
-    using A = bilinear::AccumulatorType<T>;
-    A* sums = nullptr;
-    Tensor sums_tensor;
-    if constexpr (std::is_same<T, A>::value) {
-      sums = images_grad->flat<T>().data();
-    } else if (!bilinear::IsIdentity(geometry)) {
-      // half and bfloat16 are summed in float: one float buffer of the input's
-      // size, from TensorFlow's allocator (an impossible request is an error).
-      OP_REQUIRES_OK(context,
-                     context->allocate_temp(tensorflow::DataTypeToEnum<A>::value,
-                                            images_grad->shape(), &sums_tensor));
-      sums = sums_tensor.flat<A>().data();
-    }
     const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());
     auto* images_grad_data = bilinear::AsStorage(images_grad->flat<T>().data());
     // Each input row reads 2 * out_height / in_height output rows on average.
@@ -67,7 +52,7 @@ class MyBilinearGradOp : public BilinearOpKernel {
         context, rows, grads.NumElements() + images_grad->NumElements(),
         cost_per_row, [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeGradRows(geometry, grads_data, begin_row, end_row,
-                                   sums, images_grad_data);
+                                   images_grad_data);
         });
   }
 };
