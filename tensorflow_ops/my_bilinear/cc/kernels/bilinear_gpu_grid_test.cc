@@ -23,6 +23,7 @@
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -146,6 +147,60 @@ void CheckGeometry(const ResizeGeometry& g, std::mt19937* rng) {
   }
 }
 
+// Every output element of ResizeRows for 16-bit images and outputs, against
+// the element function evaluated at each index on the host.
+template <typename T, typename OutT>
+void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
+  const std::vector<float> values = Random<float>(InputSize(g), rng);
+  std::vector<T> images(values.size());
+  for (size_t i = 0; i < values.size(); ++i) images[i] = static_cast<T>(values[i]);
+  std::vector<OutT> want(OutputSize(g)), got(OutputSize(g));
+  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  using A = AccumulatorType<OutT>;
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  for (int64_t i = 0; i < OutputSize(g); ++i) {
+    got[i] = ResizeElement<T, OutT>(g, samplers, images.data(), i);
+  }
+  const std::vector<int> once(want.size(), 1);
+  CompareBits(g, "16-bit forward differs from the CPU kernel", got, want, once);
+}
+
+// Rows wider than one block or tile of the CPU kernels: the row buffers of
+// the row-reusing forward path (and 16-bit images converted per block, or per
+// value where a block's pixels overflow the buffer), several gradient tiles of
+// input columns with their margins, tiles narrowed to fit their output
+// columns, several column blocks per input pixel, and channels past a buffer.
+void CheckWideRows() {
+  std::mt19937 rng(20261201);
+  const int64_t shapes[][5] = {
+      // in_h, in_w, out_h, out_w, channels
+      {3, 3000, 4, 2000, 5},  // two gradient tiles; forward blocks of 512
+      {2, 300, 3, 1000, 64},  // gradient tiles narrowed by their columns
+      {2, 2, 3, 5000, 8},     // gradient: several column blocks per pixel
+      {2, 5000, 5, 3, 2},     // forward: a block reads past the buffer
+      {3, 40, 7, 700, 9},     // forward: 16-bit images over two blocks
+      {2, 2, 3, 2, 5000},     // channels past one row buffer
+  };
+  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
+  for (const auto& s : shapes)
+    for (const auto& attr : attrs) {
+      ResizeGeometry g;
+      g.batch = 1;
+      g.in_height = s[0];
+      g.in_width = s[1];
+      g.out_height = s[2];
+      g.out_width = s[3];
+      g.channels = s[4];
+      g.align_corners = attr[0];
+      g.half_pixel_centers = attr[1];
+      CheckGeometry(g, &rng);
+      CheckForwardElements<Float16, Float16>(g, &rng);
+      CheckForwardElements<Float16, float>(g, &rng);
+      CheckForwardElements<Bfloat16, Bfloat16>(g, &rng);
+      CheckForwardElements<uint8_t, Float16>(g, &rng);
+    }
+}
+
 // The grid stays within CUDA's limits (an int of blocks) for any element
 // count, and gives every element a thread of its own up to kMaxBlocks blocks.
 void CheckGridLimits() {
@@ -188,6 +243,7 @@ void CheckAll() {
             }
   std::printf("checked %lld geometries on two launch grids each\n",
               static_cast<long long>(geometries));
+  CheckWideRows();
   CheckGridLimits();
 }
 

@@ -276,6 +276,9 @@ void CheckLargeTiles() {
       {5, 300, 3, 290, 17},   // 120-column tiles
       {2, 3, 3, 2, 8300},     // channels past one tile
       {7, 2, 2, 5, 4100},     // tiles of one column
+      {3, 3000, 4, 2000, 5},  // two gradient tiles of input columns
+      {2, 300, 3, 1000, 64},  // gradient tiles narrowed by their columns
+      {2, 2, 3, 5000, 8},     // several gradient column blocks per pixel
   };
   const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
   for (const auto& s : shapes)
