@@ -135,8 +135,8 @@ ${element_prefix}T ${OpGrad}Element(T grad, T /*x*/, float scale) {
 _GRAD_RANGE = """
 // $OpGrad of elements [begin, end) into `x_grad`.
 template <typename T>
-void ${OpGrad}Range(const T* grads, const T* x, float scale, int64_t begin,
-     ${_OpGrad}      int64_t end, T* x_grad) {
+void ${OpGrad}Range(const T* grads, const T* x, float scale,
+     ${_OpGrad}      int64_t begin, int64_t end, T* x_grad) {
   for (int64_t i = begin; i < end; ++i) {
     x_grad[i] = ${OpGrad}Element(grads[i], x[i], scale);
   }
@@ -201,14 +201,11 @@ int CheckLengths(const char* type_name) {
     for (int64_t size = 0; size < 10; ++size) {
       std::vector<T> x(size);
       for (int64_t i = 0; i < size; ++i) x[i] = static_cast<T>(0.75 * i - 3.0);
+      auto range = [&](int64_t begin, int64_t end, T* out) {
+        ${Op}Range(x.data(), scale, begin, end, out);
+      };
       std::vector<T> y;
-      const bool canaries = RunInTwoRanges<T>(
-          size,
-          [&](int64_t begin, int64_t end, T* out) {
-            ${Op}Range(x.data(), scale, begin, end, out);
-          },
-          &y);
-      bool ok = canaries;
+      bool ok = RunInTwoRanges<T>(size, range, &y);
       for (int64_t i = 0; i < size; ++i) {
         ok = ok && Close(y[i], Reference(x[i], scale), Tolerance<T>());
       }
@@ -248,14 +245,11 @@ _GRAD_CHECK = """\
       for (int64_t i = 0; i < size; ++i) {
         grads[i] = static_cast<T>(1.5 - 0.5 * i);
       }
+      auto grad_range = [&](int64_t begin, int64_t end, T* out) {
+        ${OpGrad}Range(grads.data(), x.data(), scale, begin, end, out);
+      };
       std::vector<T> x_grad;
-      ok = ok && RunInTwoRanges<T>(
-                     size,
-                     [&](int64_t begin, int64_t end, T* out) {
-                       ${OpGrad}Range(grads.data(), x.data(), scale, begin,
-                                      end, out);
-                     },
-                     &x_grad);
+      ok = RunInTwoRanges<T>(size, grad_range, &x_grad) && ok;
       for (int64_t i = 0; i < size; ++i) {
         ok = ok && Close(x_grad[i], GradReference(grads[i], x[i], scale),
                          Tolerance<T>());
@@ -400,7 +394,8 @@ class ${Op}Op : public ${Op}OpKernel {
 
 #define REGISTER_${NAME}_CPU(T)                                       \\
   REGISTER_KERNEL_BUILDER(                                          \\
-      Name("$Op").Device(DEVICE_CPU).TypeConstraint<T>("T"), ${Op}Op<T>);
+      Name("$Op").Device(DEVICE_CPU).TypeConstraint<T>("T"),        \\
+      ${Op}Op<T>);
 
 REGISTER_${NAME}_CPU(float);
 REGISTER_${NAME}_CPU(double);
@@ -746,9 +741,8 @@ $grad_want
   // elements, as every thread does past kMaxBlocks * kThreadsPerBlock.
   const LaunchGrid strided = {3, kThreadsPerBlock};
   for (const LaunchGrid& grid : {GridFor(count), strided}) {
-    CheckGrid(
-        "$Op differs from the CPU kernel", grid, count,
-        [&](int64_t i) { return ${Op}Element(x[i], scale); }, want);
+    auto element = [&](int64_t i) { return ${Op}Element(x[i], scale); };
+    CheckGrid("$Op differs from the CPU kernel", grid, count, element, want);
 $grad_grid
   }
 }
@@ -806,10 +800,11 @@ _GRAD_WANT = """\
   ${OpGrad}Range(grads.data(), x.data(), scale, 0, count, want_grad.data());"""
 
 _GRAD_GRID = """\
-    CheckGrid(
-        "$OpGrad differs from the CPU kernel", grid, count,
-        [&](int64_t i) { return ${OpGrad}Element(grads[i], x[i], scale); },
-        want_grad);"""
+    auto grad_element = [&](int64_t i) {
+      return ${OpGrad}Element(grads[i], x[i], scale);
+    };
+    CheckGrid("$OpGrad differs from the CPU kernel", grid, count,
+              grad_element, want_grad);"""
 
 
 def _fill(names: OpNames, template: str, **parts: str) -> str:

@@ -131,8 +131,8 @@ __all__ = $exports
 _OPS_PY = '''\
 """Python API of $Op: loads the op library and wraps its generated op.
 
-`ops` is the module of generated op functions that `tf.load_op_library`
-returns: $functions. `$name` is the entry point.
+`$name` is the entry point. `ops` is the module of generated op functions
+that `tf.load_op_library` returns: $functions.
 $gradient_paragraph
 """
 
@@ -176,7 +176,7 @@ def _${name}_gradient(op: tf.Operation, grad: tf.Tensor) -> List[tf.Tensor]:
     """d(x) = $OpGrad(grad, x), with the scale of the $Op being
     differentiated."""
     x_grad = ops.${name}_grad(grads=grad, x=op.inputs[0],
-                              ${_name}scale=op.get_attr("scale"))
+                 ${_name}      scale=op.get_attr("scale"))
     return [x_grad]
 '''
 
@@ -308,9 +308,8 @@ _GRADIENT_TESTS = '''
                         tape.watch(x)
                         y = $name(x, 0.75)
                     x_grad = tape.gradient(y, x, output_gradients=upstream)
-                    self.assertAllClose(
-                        x_grad, reference.${name}_grad(upstream, x.numpy(), 0.75),
-                        rtol=TOLERANCE[dtype], atol=0)
+                    want = reference.${name}_grad(upstream, x.numpy(), 0.75)
+                    self.assertAllClose(x_grad, want, rtol=TOLERANCE[dtype], atol=0)
 
     def test_grad_op_refuses_grads_of_another_shape_naming_both(self):
         with self.assertRaisesRegex(
@@ -318,18 +317,19 @@ _GRADIENT_TESTS = '''
                 r"grads must have the shape of x, "
                 r"got grads shape \\[2,3\\] and x shape \\[3,2\\]"):
             ops.${name}_grad(grads=np.ones([2, 3], np.float32),
-                             x=np.ones([3, 2], np.float32), scale=1.0)
+                ${_name}      x=np.ones([3, 2], np.float32), scale=1.0)
 
     def test_grad_shape_function_refuses_known_shapes_that_differ(self):
         with tf.Graph().as_default():
             with self.assertRaisesRegex(ValueError, "must be equal"):
-                ops.${name}_grad(grads=tf.zeros([2, 3]), x=tf.zeros([3, 2]), scale=1.0)
+                ops.${name}_grad(grads=tf.zeros([2, 3]), x=tf.zeros([3, 2]),
+                    ${_name}      scale=1.0)
 
     def test_grad_op_refuses_a_non_finite_scale(self):
         with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
                                     "scale must be finite, got nan"):
             ops.${name}_grad(grads=np.ones(2, np.float64), x=np.ones(2, np.float64),
-                             scale=float("nan"))
+                ${_name}      scale=float("nan"))
 '''
 
 _PROPERTY_TEST = '''\
@@ -378,10 +378,13 @@ class ${Op}PropertyTest(test_util.TestCase):
            via_wrapper=st.booleans())
     def test_matches_reference(self, shape, dtype, scale, seed, via_wrapper):
         x = values(shape, dtype, seed)
-        y = $name(x, scale) if via_wrapper else ops.$name(x=x, scale=scale)
+        if via_wrapper:
+            y = $name(x, scale)
+        else:
+            y = ops.$name(x=x, scale=scale)
         self.assertEqual(y.dtype, dtype)
-        self.assertAllClose(y, reference.$name(x, scale), rtol=TOLERANCE[dtype],
-                            atol=TINY[dtype])
+        want = reference.$name(x, scale)
+        self.assertAllClose(y, want, rtol=TOLERANCE[dtype], atol=TINY[dtype])
 
     @given(shape=shapes, scale=st.sampled_from([np.nan, np.inf, -np.inf]))
     def test_non_finite_scale_is_refused(self, shape, scale):
@@ -403,8 +406,8 @@ _GRAD_PROPERTIES = '''
             tape.watch(x)
             y = $name(x, scale)
         x_grad = tape.gradient(y, x, output_gradients=upstream)
-        self.assertAllClose(x_grad, reference.${name}_grad(upstream, x.numpy(), scale),
-                            rtol=TOLERANCE[dtype], atol=TINY[dtype])
+        want = reference.${name}_grad(upstream, x.numpy(), scale)
+        self.assertAllClose(x_grad, want, rtol=TOLERANCE[dtype], atol=TINY[dtype])
 
     @given(grads_shape=shapes, x_shape=shapes)
     def test_grads_of_another_shape_are_refused(self, grads_shape, x_shape):
@@ -414,7 +417,7 @@ _GRAD_PROPERTIES = '''
         with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
                                     rf"and x shape \\[{shown}\\]"):
             ops.${name}_grad(grads=np.zeros(grads_shape, np.float32),
-                             x=np.zeros(x_shape, np.float32), scale=1.0)
+                ${_name}      x=np.zeros(x_shape, np.float32), scale=1.0)
 '''
 
 _GPU_TEST_PY = '''\
@@ -477,7 +480,7 @@ _GRAD_GPU_TEST = '''
             with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
                                         "grads must have the shape of x"):
                 ops.${name}_grad(grads=np.ones([2], np.float32),
-                                 x=np.ones([3], np.float32), scale=1.0)
+                    ${_name}      x=np.ones([3], np.float32), scale=1.0)
 '''
 
 
