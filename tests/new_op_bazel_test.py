@@ -1,0 +1,142 @@
+"""Generates two ops into a copy of the workspace and builds and tests them there.
+
+The copy holds the workspace's files as git sees them (tracked, and untracked
+but not ignored) and its .tf_configure.bazelrc. tools/new_op.py writes one op
+with --grad and one with --gpu --grad; one nested Bazel run (its own output
+root under TEST_TMPDIR, shut down and removed at the end) then runs every
+generated test of both, compiled with --config=cuda where nvcc exists, as
+.ci/run does (one GPU architecture, CI_CUDA_CAPABILITIES or sm_75). The same
+server then checks that the wheel's and the fuzzer's op lists took the new
+packages in; the vendoring tool must accept both folders, and a child Python
+finds the GPU kernels registered exactly when CUDA was on.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+# The workspace as it is on disk (the test is tagged "external": never cached).
+WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+CPU_OP = "scaled_copy"       # --grad
+GPU_OP = "scaled_copy_gpu"   # --gpu --grad
+NVCC = os.path.join(os.environ.get("CUDA_TOOLKIT_PATH", "/usr/local/cuda"), "bin", "nvcc")
+# Prints which op libraries register a GPU kernel.
+_GPU_KERNELS = """
+import json, sys
+import tensorflow as tf
+from tensorflow.python.framework import kernels
+found = {}
+for library, op_name in zip(sys.argv[1::2], sys.argv[2::2]):
+    tf.load_op_library(library)
+    devices = {k.device_type for k in kernels.get_registered_kernels_for_op(op_name).kernel}
+    found[op_name] = "GPU" in devices
+print(json.dumps(found))
+"""
+
+
+def _workspace_files() -> list:
+    """The workspace's files as git sees them: tracked, and untracked but not
+    ignored (a new op folder before its first commit), that exist."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=WORKSPACE, capture_output=True, check=True).stdout.decode()
+    return sorted(path for path in listed.split("\0")
+                  if path and os.path.isfile(os.path.join(WORKSPACE, path)))
+
+
+def _copy_workspace(target: str) -> None:
+    for path in _workspace_files() + [".tf_configure.bazelrc"]:
+        os.makedirs(os.path.dirname(os.path.join(target, path)), exist_ok=True)
+        shutil.copy2(os.path.join(WORKSPACE, path), os.path.join(target, path))
+
+
+class NewOpBazelTest(unittest.TestCase):
+
+    def setUp(self):
+        self.scratch = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.copy = os.path.join(self.scratch, "workspace")
+        self.output_root = os.path.join(self.scratch, "bazel_root")
+        self.addCleanup(shutil.rmtree, self.scratch, ignore_errors=True)
+        self.addCleanup(self.bazel, "shutdown")
+        _copy_workspace(self.copy)
+
+    def bazel(self, *args: str) -> subprocess.CompletedProcess:
+        """Bazel in the copy, with its own output root; the server quits on its
+        own if shutdown never comes."""
+        return subprocess.run(
+            ["bazel", f"--output_user_root={self.output_root}", "--max_idle_secs=60",
+             *args],
+            cwd=self.copy, capture_output=True, text=True, check=False,
+            env=dict(os.environ, HOME=self.scratch))
+
+    def new_op(self, *args: str) -> None:
+        tool = subprocess.run([sys.executable, "tools/new_op.py", *args], cwd=self.copy,
+                              capture_output=True, text=True, check=False)
+        self.assertEqual(tool.returncode, 0, tool.stdout + tool.stderr)
+
+    def test_generated_ops_build_and_pass_their_tests(self):
+        self.new_op(CPU_OP, "--grad")
+        self.new_op(GPU_OP, "--gpu", "--grad")
+        cuda = os.access(NVCC, os.X_OK)
+        config = ["--config=cuda", "--repo_env=TF_CUDA_COMPUTE_CAPABILITIES="
+                  + os.environ.get("CI_CUDA_CAPABILITIES", "sm_75")] if cuda else []
+        packages = [f"//tensorflow_ops/{CPU_OP}/...", f"//tensorflow_ops/{GPU_OP}/..."]
+
+        start = time.monotonic()
+        run = self.bazel("test", "--color=no", "--curses=no", "--test_output=errors",
+                         "--test_summary=short",
+                         *config, *packages)
+        print(f"nested bazel test {' '.join(config + packages)}: "
+              f"{time.monotonic() - start:.0f} s")
+        self.assertEqual(run.returncode, 0, run.stdout[-4000:] + run.stderr[-8000:])
+        log = run.stdout + run.stderr
+        for package, tests in (
+                (CPU_OP, ["ops_test", "property_test", "math_test"]),
+                (GPU_OP, ["ops_test", "property_test", "math_test", "gpu_grid_test",
+                          "gpu_test"])):
+            for test in tests:
+                self.assertRegex(log, rf"//tensorflow_ops/{package}:{package}_{test}\s+PASSED")
+        if cuda:
+            self.assertIn(f"nvcc tensorflow_ops/{GPU_OP}/cc/kernels/{GPU_OP}_op_gpu.cu.cc",
+                          log)
+
+        # The wheel and the fuzzer take the new packages with nothing edited by hand.
+        query = self.bazel("cquery", *config,
+                           "deps(//tensorflow_ops:all_ops, 1) + deps(//tests/fuzz:op_calls, 1)")
+        self.assertEqual(query.returncode, 0, query.stderr[-4000:])
+        for package in (CPU_OP, GPU_OP):
+            self.assertIn(f"//tensorflow_ops/{package}:{package}_py", query.stdout)
+
+        # The vendoring tool takes them as they are (a plan, nothing written).
+        tree = os.path.join(self.scratch, "tensorflow_src")
+        os.makedirs(os.path.join(tree, "tensorflow"))
+        for marker in ("WORKSPACE", "tensorflow/tensorflow.bzl"):
+            open(os.path.join(tree, marker), "w").close()
+        for package in (CPU_OP, GPU_OP):
+            vendor = subprocess.run(
+                [sys.executable, "tools/vendor_into_tf.py", "--tf-source", tree,
+                 "--op", f"tensorflow_ops/{package}", "--dry-run"],
+                cwd=self.copy, capture_output=True, text=True, check=False)
+            self.assertEqual(vendor.returncode, 0, vendor.stdout + vendor.stderr)
+
+        # The GPU kernels are in the library exactly when CUDA was on.
+        bin_dir = self.bazel("info", *config, "bazel-bin").stdout.strip()
+        libraries = []
+        for package in (CPU_OP, GPU_OP):
+            op_name = "".join(word.capitalize() for word in package.split("_"))
+            libraries += [os.path.join(bin_dir, "tensorflow_ops", package,
+                                       f"{package}_op.so"), op_name]
+        probe = subprocess.run([sys.executable, "-c", _GPU_KERNELS, *libraries],
+                               capture_output=True, text=True, check=False,
+                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        self.assertEqual(probe.returncode, 0, probe.stderr[-4000:])
+        self.assertEqual(probe.stdout.strip().splitlines()[-1],
+                         f'{{"ScaledCopy": false, "ScaledCopyGpu": {str(cuda).lower()}}}')
+
+
+if __name__ == "__main__":
+    unittest.main()
