@@ -5,7 +5,10 @@ Python, where every rule and macro is a function that only records its
 arguments, gives the exact list of targets the file declares (list
 comprehensions, concatenations and constants included), which is what the
 vendoring tool and the macro-argument check need. `glob()` is evaluated against
-the package folder; `select()` is kept as an opaque value.
+the package folder; `select()` is kept as an opaque value. A symbol loaded from a
+.bzl file of the workspace that loads nothing and declares no rule (a list of
+constants, such as tensorflow_ops/op_packages.bzl) is evaluated; any other loaded
+symbol is a macro, whose calls are recorded.
 """
 
 import ast
@@ -75,14 +78,15 @@ def _bzl_path(label: str, package_dir: str) -> Optional[str]:
 
 
 def _plain_definitions(path: Optional[str]) -> Dict[str, Any]:
-    """The top-level definitions of a .bzl file that loads nothing (so plain
-    Python can evaluate it); empty for any other file."""
+    """The top-level definitions of a .bzl file that loads nothing and declares
+    no rule (no `native.`), so that plain Python evaluates it as Bazel would;
+    empty for any other file, whose symbols are then macros."""
     if path is None or not os.path.isfile(path):
         return {}
     with open(path) as bzl:
         tree = ast.parse(bzl.read(), filename=path)
-    if any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-           and node.func.id == "load" for node in ast.walk(tree)):
+    if any(isinstance(node, ast.Name) and node.id in ("load", "native")
+           for node in ast.walk(tree)):
         return {}
     scope: Dict[str, Any] = {"__builtins__": dict(_BUILTINS)}
     exec(compile(tree, path, "exec"), scope)  # pylint: disable=exec-used
