@@ -109,6 +109,18 @@ class RegistryTest(unittest.TestCase):
         self.assertEqual(listed, declared)
 
 
+    def test_the_wheel_and_the_fuzzer_take_every_listed_package(self):
+        # Read as the vendoring tool reads BUILD files: the loaded list is evaluated.
+        with open(os.path.join(WORKSPACE, new_op.REGISTRY)) as registry:
+            listed = new_op._REGISTRY_ENTRY.findall(registry.read())  # pylint: disable=protected-access
+        labels = [f"//tensorflow_ops/{package}:{package}_py" for package in listed]
+        for build, target in (("tensorflow_ops/BUILD", "all_ops"),
+                              ("tests/fuzz/BUILD", "op_calls")):
+            calls = build_file_reader.read_build_file(os.path.join(WORKSPACE, build)).calls
+            (call,) = [call for call in calls if call.name == target]
+            self.assertLessEqual(set(labels), set(call.kwargs["deps"]), build)
+
+
 class ToolTest(unittest.TestCase):
     """The command line, in a stand-in workspace; TensorFlow's registry is
     replaced by a fixed list except in test_refuses_a_tensorflow_op_name."""
