@@ -294,7 +294,7 @@ _GRAD_DECLARATION = """
 // $OpGrad: `grads` must have the shape of `x`, since it is the gradient with
 // respect to $Op's output, which has that shape.
 absl::Status Validate${OpGrad}Shapes(const tensorflow::TensorShape& grads,
-                                     const tensorflow::TensorShape& x);
+                            ${_OpGrad}const tensorflow::TensorShape& x);
 """
 
 _VALIDATION_CC = """\
@@ -329,7 +329,7 @@ $grad_definition
 
 _GRAD_DEFINITION = """
 absl::Status Validate${OpGrad}Shapes(const tensorflow::TensorShape& grads,
-                                     const tensorflow::TensorShape& x) {
+                            ${_OpGrad}const tensorflow::TensorShape& x) {
   if (!grads.IsSameSize(x)) {
     return absl::InvalidArgumentError(
         absl::StrCat("grads must have the shape of x, got grads shape ",
@@ -742,7 +742,8 @@ $grad_want
   const LaunchGrid strided = {3, kThreadsPerBlock};
   for (const LaunchGrid& grid : {GridFor(count), strided}) {
     auto element = [&](int64_t i) { return ${Op}Element(x[i], scale); };
-    CheckGrid("$Op differs from the CPU kernel", grid, count, element, want);
+    CheckGrid("$Op differs from the CPU kernel", grid, count, element,
+              want);
 $grad_grid
   }
 }
@@ -750,19 +751,15 @@ $grad_grid
 // The grid stays within CUDA's limits (an int of blocks) for any element
 // count, and gives every element a thread of its own up to kMaxBlocks blocks.
 void CheckGridLimits() {
-  const int64_t counts[] = {1,
-                            255,
-                            256,
-                            257,
-                            kMaxBlocks * kThreadsPerBlock + 1,
-                            int64_t{1} << 31,
-                            (int64_t{1} << 40) + 3};
+  constexpr int64_t kLargestGrid = kMaxBlocks * kThreadsPerBlock;
+  const int64_t counts[] = {1, 255, 256, 257, kLargestGrid, kLargestGrid + 1,
+                            int64_t{1} << 31, (int64_t{1} << 40) + 3};
   for (const int64_t count : counts) {
     const LaunchGrid grid = GridFor(count);
     const bool fits = grid.blocks >= 1 && grid.blocks <= kMaxBlocks &&
                       grid.threads_per_block == kThreadsPerBlock;
     const bool one_each =
-        count > kMaxBlocks * kThreadsPerBlock ||
+        count > kLargestGrid ||
         (Stride(grid) >= count && Stride(grid) - count < kThreadsPerBlock);
     if (!fits || !one_each) Fail("launch grid", count, grid.blocks);
   }
