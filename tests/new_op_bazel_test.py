@@ -4,9 +4,11 @@ The copy holds the workspace's files as git sees them (tracked, and untracked
 but not ignored) and its .tf_configure.bazelrc. tools/new_op.py writes one op
 with --grad and one with --gpu --grad; one nested Bazel run (its own output
 root under TEST_TMPDIR, shut down and removed at the end) then runs every
-generated test of both, compiled with --config=cuda where nvcc exists, as
-.ci/run does (one GPU architecture, CI_CUDA_CAPABILITIES or sm_75). The same
-server then checks that the wheel's and the fuzzer's op lists took the new
+generated test of both, in the configuration this test was built in: the
+BUILD file passes `--cuda_capabilities=...` under --config=cuda, and the
+nested run then compiles the GPU kernels with nvcc for those capabilities.
+`bazel test //...` stays CPU-only (nvcc would add about 25 s to it); .ci/run's
+CUDA step runs this test again with --config=cuda. The same server then checks that the wheel's and the fuzzer's op lists took the new
 packages in; the vendoring tool must accept both folders, and a child Python
 finds the GPU kernels registered exactly when CUDA was on.
 """
@@ -17,13 +19,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import List
 import unittest
 
 # The workspace as it is on disk (the test is tagged "external": never cached).
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 CPU_OP = "scaled_copy"       # --grad
 GPU_OP = "scaled_copy_gpu"   # --gpu --grad
-NVCC = os.path.join(os.environ.get("CUDA_TOOLKIT_PATH", "/usr/local/cuda"), "bin", "nvcc")
+CUDA_FLAG = "--cuda_capabilities="
 # Prints which op libraries register a GPU kernel.
 _GPU_KERNELS = """
 import json, sys
@@ -56,6 +59,9 @@ def _copy_workspace(target: str) -> None:
 
 class NewOpBazelTest(unittest.TestCase):
 
+    # The nested run's extra Bazel flags; set from the command line in __main__.
+    config: List[str] = []
+
     def setUp(self):
         self.scratch = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         self.copy = os.path.join(self.scratch, "workspace")
@@ -81,9 +87,8 @@ class NewOpBazelTest(unittest.TestCase):
     def test_generated_ops_build_and_pass_their_tests(self):
         self.new_op(CPU_OP, "--grad")
         self.new_op(GPU_OP, "--gpu", "--grad")
-        cuda = os.access(NVCC, os.X_OK)
-        config = ["--config=cuda", "--repo_env=TF_CUDA_COMPUTE_CAPABILITIES="
-                  + os.environ.get("CI_CUDA_CAPABILITIES", "sm_75")] if cuda else []
+        config = self.config
+        cuda = bool(config)
         packages = [f"//tensorflow_ops/{CPU_OP}/...", f"//tensorflow_ops/{GPU_OP}/..."]
 
         start = time.monotonic()
@@ -139,4 +144,8 @@ class NewOpBazelTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    capabilities = [a[len(CUDA_FLAG):] for a in sys.argv[1:] if a.startswith(CUDA_FLAG)]
+    if capabilities:
+        NewOpBazelTest.config = ["--config=cuda",
+                                 f"--repo_env=TF_CUDA_COMPUTE_CAPABILITIES={capabilities[0]}"]
+    unittest.main(argv=[a for a in sys.argv if not a.startswith(CUDA_FLAG)])
