@@ -8,9 +8,10 @@ generated test of both, in the configuration this test was built in: the
 BUILD file passes `--cuda_capabilities=...` under --config=cuda, and the
 nested run then compiles the GPU kernels with nvcc for those capabilities.
 `bazel test //...` stays CPU-only (nvcc would add about 25 s to it); .ci/run's
-CUDA step runs this test again with --config=cuda. The same server then checks that the wheel's and the fuzzer's op lists took the new
-packages in; the vendoring tool must accept both folders, and a child Python
-finds the GPU kernels registered exactly when CUDA was on.
+CUDA step runs this test again with --config=cuda. The same server then checks
+that the wheel's and the fuzzer's op lists took the new packages in; the
+vendoring tool must accept both folders, and a child Python finds the GPU
+kernels registered exactly when CUDA was on.
 """
 
 import os

@@ -33,6 +33,7 @@ if __package__ in (None, ""):  # run as a script: make `tools` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tools import new_op_cc  # pylint: disable=wrong-import-position
+from tools import new_op_gpu  # pylint: disable=wrong-import-position
 from tools import new_op_names  # pylint: disable=wrong-import-position
 from tools import new_op_python  # pylint: disable=wrong-import-position
 
@@ -57,6 +58,12 @@ print(json.dumps([name for name in sys.argv[1:] if op_def_registry.get(name)]))
 
 class Refusal(Exception):
     """A reason not to generate the op; nothing has been written."""
+
+
+def listed_packages(text: str) -> List[str]:
+    """The packages that op_packages.bzl's text lists."""
+    match = _REGISTRY_LIST.search(text)
+    return _REGISTRY_ENTRY.findall(match.group("entries")) if match else []
 
 
 def add_to_registry(text: str, package: str) -> str:
@@ -145,11 +152,19 @@ def check(names: new_op_names.OpNames, workspace: str) -> None:
                       f"(tf.raw_ops.{op_name}); choose another name")
 
 
+def op_files(names: new_op_names.OpNames) -> Dict[str, str]:
+    """Every file of the op folder, by path in it."""
+    files = dict(new_op_cc.cc_files(names))
+    if names.gpu:
+        files.update(new_op_gpu.gpu_files(names))
+    files.update(new_op_python.python_files(names))
+    return files
+
+
 def generate(names: new_op_names.OpNames, workspace: str) -> List[str]:
     """Writes the op folder and registers the package; returns the files
     written, relative to the workspace. Call check() first."""
-    files = dict(new_op_cc.cc_files(names))
-    files.update(new_op_python.python_files(names))
+    files = op_files(names)
     folder = os.path.join(workspace, names.folder)
     os.makedirs(folder)  # fails if it appeared since check()
     written = []

@@ -92,5 +92,10 @@ class OpNames:
             "_OpGrad": " " * len(self.grad_op),
         }
 
-    def fill(self, template: str) -> str:
+    def fill(self, template: str, **parts: str) -> str:
+        """`template` with the optional `parts` (text for $part placeholders,
+        which may hold placeholders themselves) and then the names filled in."""
+        # Twice, since a part may hold the placeholder of another.
+        for key, value in list(parts.items()) * 2:
+            template = template.replace(f"${{{key}}}", value).replace(f"${key}", value)
         return string.Template(template).substitute(self.substitutions())

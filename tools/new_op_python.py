@@ -484,14 +484,6 @@ _GRAD_GPU_TEST = '''
 '''
 
 
-def _fill(names: OpNames, template: str, **parts: str) -> str:
-    """`template` with the optional `parts` and then the op's names filled in."""
-    # Twice, since a part may hold the placeholder of another.
-    for key, value in list(parts.items()) * 2:
-        template = template.replace(f"${{{key}}}", value).replace(f"${key}", value)
-    return names.fill(template)
-
-
 def _string_list(items, indent: str = "        ") -> str:
     return "".join(f'\n{indent}"{item}",' for item in items)
 
@@ -507,11 +499,11 @@ def _build(names: OpNames) -> str:
         ([f"{kernels}_grad_op.cc"] if names.grad else [])
         + [f"{kernels}_op.cc", f"{kernels}_validation.cc", f"{kernels}_validation.h",
            "cc/ops/${name}_ops.cc"])
-    return _fill(names, _BUILD, math_headers=math_headers,
-                 op_srcs=_string_list(op_srcs),
-                 gpu_srcs=_GPU_SRCS if names.gpu else "",
-                 gpu_test=_GPU_TEST if names.gpu else "",
-                 grid_test=_GRID_TEST if names.gpu else "")
+    return names.fill(_BUILD, math_headers=math_headers,
+                      op_srcs=_string_list(op_srcs),
+                      gpu_srcs=_GPU_SRCS if names.gpu else "",
+                      gpu_test=_GPU_TEST if names.gpu else "",
+                      grid_test=_GRID_TEST if names.gpu else "")
 
 
 def _imports(names: OpNames, module: str) -> str:
@@ -527,8 +519,8 @@ def python_files(names: OpNames) -> Dict[str, str]:
     functions = "`ops.$name`, `ops.${name}_grad`" if grad else "`ops.$name`"
     files = {
         "BUILD": _build(names),
-        "__init__.py": _fill(
-            names, _PACKAGE_INIT,
+        "__init__.py": names.fill(
+            _PACKAGE_INIT,
             kernels="CPU and GPU kernels" if names.gpu else "a CPU kernel",
             functions=functions,
             package_imports=_imports(names, "tensorflow_ops.${package}.python.${name}_ops"),
@@ -538,8 +530,8 @@ def python_files(names: OpNames) -> Dict[str, str]:
                 '`tf.RegisterGradient("$Op")`.' if grad else
                 " It has no gradient yet: asking for\none raises LookupError.")),
         "python/__init__.py": "",
-        "python/${name}_ops.py": _fill(
-            names, _OPS_PY,
+        "python/${name}_ops.py": names.fill(
+            _OPS_PY,
             functions=functions,
             gradient_paragraph=(
                 "Importing this module registers the gradient of $Op, computed by\n"
@@ -549,24 +541,24 @@ def python_files(names: OpNames) -> Dict[str, str]:
                 "(tools/new_op.py --grad generates a C++ gradient op)."),
             typing="List, Optional" if grad else "Optional",
             gradient_function=_GRADIENT_FUNCTION if grad else ""),
-        "python/${name}_reference.py": _fill(
-            names, _REFERENCE_PY, and_grad_op=and_grad_op,
+        "python/${name}_reference.py": names.fill(
+            _REFERENCE_PY, and_grad_op=and_grad_op,
             grad_reference=_GRAD_REFERENCE if grad else ""),
-        "python/${name}_ops_test.py": _fill(
-            names, _OPS_TEST, and_grad_op=and_grad_op,
+        "python/${name}_ops_test.py": names.fill(
+            _OPS_TEST, and_grad_op=and_grad_op,
             test_imports=_imports(names, "tensorflow_ops.$package"),
             gradient_checks=("Jacobians against numerical ones (tf.test.compute_gradient)."
                              if grad else "the absent gradient."),
             grad_tests=_GRADIENT_TESTS if grad else _NO_GRADIENT_TEST),
-        "python/${name}_property_test.py": _fill(
-            names, _PROPERTY_TEST, and_grad_op=and_grad_op,
+        "python/${name}_property_test.py": names.fill(
+            _PROPERTY_TEST, and_grad_op=and_grad_op,
             test_imports=_imports(names, "tensorflow_ops.$package"),
             bad_calls=("a non-finite\nscale, grads of another shape than x" if grad
                        else "a non-finite\nscale"),
             grad_properties=_GRAD_PROPERTIES if grad else ""),
     }
     if names.gpu:
-        files["python/${name}_gpu_test.py"] = _fill(
-            names, _GPU_TEST_PY, and_grad_op=and_grad_op,
+        files["python/${name}_gpu_test.py"] = names.fill(
+            _GPU_TEST_PY, and_grad_op=and_grad_op,
             grad_gpu_test=_GRAD_GPU_TEST if grad else "")
     return {names.fill(path): text for path, text in files.items()}

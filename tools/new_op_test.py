@@ -98,7 +98,7 @@ class RegistryTest(unittest.TestCase):
     def test_the_workspace_registry_lists_every_op_package(self):
         # The wheel and the fuzzer take their op packages from this list.
         with open(os.path.join(WORKSPACE, new_op.REGISTRY)) as registry:
-            listed = new_op._REGISTRY_ENTRY.findall(registry.read())  # pylint: disable=protected-access
+            listed = new_op.listed_packages(registry.read())
         declared = []
         for package in sorted(os.listdir(os.path.join(WORKSPACE, "tensorflow_ops"))):
             build = os.path.join(WORKSPACE, "tensorflow_ops", package, "BUILD")
@@ -112,7 +112,7 @@ class RegistryTest(unittest.TestCase):
     def test_the_wheel_and_the_fuzzer_take_every_listed_package(self):
         # Read as the vendoring tool reads BUILD files: the loaded list is evaluated.
         with open(os.path.join(WORKSPACE, new_op.REGISTRY)) as registry:
-            listed = new_op._REGISTRY_ENTRY.findall(registry.read())  # pylint: disable=protected-access
+            listed = new_op.listed_packages(registry.read())
         labels = [f"//tensorflow_ops/{package}:{package}_py" for package in listed]
         for build, target in (("tensorflow_ops/BUILD", "all_ops"),
                               ("tests/fuzz/BUILD", "op_calls")):
@@ -239,10 +239,7 @@ class GeneratedTextTest(unittest.TestCase):
     """What the tool writes for every combination of flags, without Bazel."""
 
     def generated(self, name: str, gpu: bool, grad: bool) -> dict:
-        names = new_op_names.OpNames(name, name, gpu=gpu, grad=grad)
-        files = new_op.new_op_cc.cc_files(names)
-        files.update(new_op.new_op_python.python_files(names))
-        return files
+        return new_op.op_files(new_op_names.OpNames(name, name, gpu=gpu, grad=grad))
 
     def test_every_variant_is_complete_and_reads_like_code(self):
         for gpu in (False, True):
