@@ -4,9 +4,10 @@ The copy holds the workspace's files as git sees them (tracked, and untracked
 but not ignored) and its .tf_configure.bazelrc. tools/new_op.py writes one op
 with --grad and one with --gpu --grad; one nested Bazel run (its own output
 root under TEST_TMPDIR, shut down and removed at the end) then runs every
-generated test of both, in the configuration this test was built in: the
-BUILD file passes `--cuda_capabilities=...` under --config=cuda, and the
-nested run then compiles the GPU kernels with nvcc for those capabilities.
+generated test of both, in the configuration this test was built in: under
+--config=cuda the BUILD file passes `--cuda_build_defs=` the build's CUDA facts,
+and the nested run compiles the GPU kernels with nvcc for the same compute
+capabilities.
 `bazel test //...` stays CPU-only (nvcc would add about 25 s to it); .ci/run's
 CUDA step runs this test again with --config=cuda. The same server then checks
 that the wheel's and the fuzzer's op lists took the new packages in; the
@@ -14,7 +15,9 @@ vendoring tool must accept both folders, and a child Python finds the GPU
 kernels registered exactly when CUDA was on.
 """
 
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +30,7 @@ import unittest
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 CPU_OP = "scaled_copy"       # --grad
 GPU_OP = "scaled_copy_gpu"   # --gpu --grad
-CUDA_FLAG = "--cuda_capabilities="
+CUDA_FLAG = "--cuda_build_defs="
 # Prints which op libraries register a GPU kernel.
 _GPU_KERNELS = """
 import json, sys
@@ -56,6 +59,13 @@ def _copy_workspace(target: str) -> None:
     for path in _workspace_files() + [".tf_configure.bazelrc"]:
         os.makedirs(os.path.dirname(os.path.join(target, path)), exist_ok=True)
         shutil.copy2(os.path.join(WORKSPACE, path), os.path.join(target, path))
+
+
+def _compute_capabilities(build_defs: str) -> List[str]:
+    """CUDA_COMPUTE_CAPABILITIES of @local_config_cuda's build_defs.bzl."""
+    with open(build_defs) as defs:
+        match = re.search(r"^CUDA_COMPUTE_CAPABILITIES = (\[.*\])$", defs.read(), re.M)
+    return ast.literal_eval(match.group(1))
 
 
 class NewOpBazelTest(unittest.TestCase):
@@ -145,8 +155,8 @@ class NewOpBazelTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    capabilities = [a[len(CUDA_FLAG):] for a in sys.argv[1:] if a.startswith(CUDA_FLAG)]
-    if capabilities:
-        NewOpBazelTest.config = ["--config=cuda",
-                                 f"--repo_env=TF_CUDA_COMPUTE_CAPABILITIES={capabilities[0]}"]
+    build_defs = [a[len(CUDA_FLAG):] for a in sys.argv[1:] if a.startswith(CUDA_FLAG)]
+    if build_defs:
+        NewOpBazelTest.config = ["--config=cuda", "--repo_env=TF_CUDA_COMPUTE_CAPABILITIES="
+                                 + ",".join(_compute_capabilities(build_defs[0]))]
     unittest.main(argv=[a for a in sys.argv if not a.startswith(CUDA_FLAG)])
