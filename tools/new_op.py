@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Generates a new op folder that builds and passes its tests as it is.
 
-    python3 tools/new_op.py my_op                 # MyOp: CPU kernel
-    python3 tools/new_op.py my_op --grad          # and the gradient op MyOpGrad
-    python3 tools/new_op.py my_op --gpu --grad    # and GPU kernels of both
-    bazel test //tensorflow_ops/my_op/...
+    python3 tools/new_op.py scale_rows                # ScaleRows: CPU kernel
+    python3 tools/new_op.py scale_rows --grad         # and the gradient op ScaleRowsGrad
+    python3 tools/new_op.py scale_rows --gpu --grad   # and GPU kernels of both
+    bazel test //tensorflow_ops/scale_rows/...
 
 The op is a real, simple one, an element-wise scaled copy y = scale * x, laid
 out like MyBilinear: REGISTER_OP with a shape function, a TensorFlow-free math
@@ -196,7 +196,7 @@ def package_of(dest: str) -> str:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Generates a new op folder (see the module docstring).")
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", help="the op in snake_case; the op is its CamelCase "
                                      "form (my_op -> MyOp)")
     parser.add_argument("--gpu", action="store_true",
