@@ -5,7 +5,10 @@ Python, where every rule and macro is a function that only records its
 arguments, gives the exact list of targets the file declares (list
 comprehensions, concatenations and constants included), which is what the
 vendoring tool and the macro-argument check need. `glob()` is evaluated against
-the package folder; `select()` is kept as an opaque value.
+the package folder; `select()` is kept as an opaque value. A symbol loaded from a
+.bzl file of the workspace that loads nothing and declares no rule (a list of
+constants, such as tensorflow_ops/op_packages.bzl) is evaluated; any other loaded
+symbol is a macro, whose calls are recorded.
 """
 
 import ast
@@ -45,6 +48,50 @@ class BuildFile:
 # Functions evaluated rather than recorded.
 _EVALUATED = {"load", "glob", "select"}
 
+# What Starlark code evaluated with Python may use.
+_BUILTINS = {"len": len, "sorted": sorted, "range": range, "dict": dict, "list": list,
+             "str": str}
+
+
+def _workspace_root(folder: str) -> Optional[str]:
+    """The nearest folder at or above `folder` that holds a WORKSPACE file."""
+    while True:
+        if os.path.isfile(os.path.join(folder, "WORKSPACE")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _bzl_path(label: str, package_dir: str) -> Optional[str]:
+    """The file a load() label names, for labels of this workspace."""
+    if label.startswith(":"):
+        return os.path.join(package_dir, label[1:])
+    if not label.startswith("//"):
+        return None  # another repository
+    root = _workspace_root(package_dir)
+    if root is None:
+        return None
+    package, _, name = label[2:].partition(":")
+    return os.path.join(root, package, name)
+
+
+def _plain_definitions(path: Optional[str]) -> Dict[str, Any]:
+    """The top-level definitions of a .bzl file that loads nothing and declares
+    no rule (no `native.`), so that plain Python evaluates it as Bazel would;
+    empty for any other file, whose symbols are then macros."""
+    if path is None or not os.path.isfile(path):
+        return {}
+    with open(path) as bzl:
+        tree = ast.parse(bzl.read(), filename=path)
+    if any(isinstance(node, ast.Name) and node.id in ("load", "native")
+           for node in ast.walk(tree)):
+        return {}
+    scope: Dict[str, Any] = {"__builtins__": dict(_BUILTINS)}
+    exec(compile(tree, path, "exec"), scope)  # pylint: disable=exec-used
+    return scope
+
 
 def read_build_file(path: str) -> BuildFile:
     """Evaluates the BUILD file at `path` and returns the calls it makes."""
@@ -69,12 +116,10 @@ def read_build_file_text(source: str, path: str = "BUILD") -> BuildFile:
         return record
 
     def load(label: str, *symbols: str, **aliases: str) -> None:
-        for symbol in symbols:
-            loads[symbol] = label
-            scope[symbol] = recorder(symbol)
-        for alias in aliases:
-            loads[alias] = label
-            scope[alias] = recorder(alias)
+        definitions = _plain_definitions(_bzl_path(label, package_dir))
+        for local, symbol in [(s, s) for s in symbols] + list(aliases.items()):
+            loads[local] = label
+            scope[local] = definitions.get(symbol, recorder(local))
 
     def glob(include: List[str], exclude: List[str] = (), **_unused) -> List[str]:
         found = set()
@@ -85,9 +130,7 @@ def read_build_file_text(source: str, path: str = "BUILD") -> BuildFile:
                 _glob.glob(pattern, root_dir=package_dir, recursive=True))
         return sorted(f for f in found if os.path.isfile(os.path.join(package_dir, f)))
 
-    scope: Dict[str, Any] = {"__builtins__": {"len": len, "sorted": sorted,
-                                              "range": range, "dict": dict,
-                                              "list": list, "str": str}}
+    scope: Dict[str, Any] = {"__builtins__": dict(_BUILTINS)}
     # Any name called but never defined is a native rule (cc_library, py_test, ...).
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

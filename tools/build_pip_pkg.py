@@ -158,8 +158,9 @@ def build_wheel(out_dir: str, workspace: Optional[str]) -> str:
             missing = sorted(set(declared) - set(libraries))
             if missing:
                 raise SystemExit(
-                    f"The wheel would miss {missing}: add the Python library of each "
-                    "op package to :all_ops in tensorflow_ops/BUILD.")
+                    f"The wheel would miss {missing}: add each op package to "
+                    "OP_PACKAGES in tensorflow_ops/op_packages.bzl (tools/new_op.py "
+                    "does it for the ops it generates).")
         tensorflow_version = built_against(staging_dir, libraries)
         write_build_info(staging_dir, tensorflow_version)
         write_dist_info(staging_dir, tensorflow_version)

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Generates a new op folder that builds and passes its tests as it is.
+
+    python3 tools/new_op.py scale_rows                # ScaleRows: CPU kernel
+    python3 tools/new_op.py scale_rows --grad         # and the gradient op ScaleRowsGrad
+    python3 tools/new_op.py scale_rows --gpu --grad   # and GPU kernels of both
+    bazel test //tensorflow_ops/scale_rows/...
+
+The op is a real, simple one, an element-wise scaled copy y = scale * x, laid
+out like MyBilinear: REGISTER_OP with a shape function, a TensorFlow-free math
+header and its C++ test, thin CPU (and GPU) kernels, the Python wrapper with
+its NumPy reference, unit and property tests. `TODO(you)` marks where your
+op's math, shapes and checks go. The package is added to
+tensorflow_ops/op_packages.bzl, so the wheel, the fuzzer and `bazel test //...`
+pick it up with nothing edited by hand.
+
+It refuses (exit status 2, writing nothing) a name that is not snake_case, a
+folder that exists, and an op name that TensorFlow or this workspace already
+registers; it never overwrites a file.
+"""
+
+import argparse
+import bisect
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from typing import Dict, List, Optional
+
+if __package__ in (None, ""):  # run as a script: make `tools` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tools import new_op_cc  # pylint: disable=wrong-import-position
+from tools import new_op_gpu  # pylint: disable=wrong-import-position
+from tools import new_op_names  # pylint: disable=wrong-import-position
+from tools import new_op_python  # pylint: disable=wrong-import-position
+
+# `bazel run` starts the tool in its runfiles; it writes into the workspace.
+WORKSPACE_ROOT = (os.environ.get("BUILD_WORKSPACE_DIRECTORY") or
+                  os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REGISTRY = "tensorflow_ops/op_packages.bzl"
+_REGISTRY_LIST = re.compile(r"^OP_PACKAGES = \[\n(?P<entries>.*?)^\]", re.M | re.S)
+_REGISTRY_ENTRY = re.compile(r'    "(?P<package>[a-z0-9_]+)",\n')
+_REGISTER_OP = re.compile(r'REGISTER_OP\(\s*"(\w+)"\s*\)')
+
+# Run by the Python that has TensorFlow: prints which of the names in argv
+# TensorFlow's op registry knows.
+_TENSORFLOW_CHECK = """
+import json, os, sys
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import tensorflow
+from tensorflow.python.framework import op_def_registry
+print(json.dumps([name for name in sys.argv[1:] if op_def_registry.get(name)]))
+"""
+
+
+class Refusal(Exception):
+    """A reason not to generate the op; nothing has been written."""
+
+
+def listed_packages(text: str) -> List[str]:
+    """The packages that op_packages.bzl's text lists."""
+    match = _REGISTRY_LIST.search(text)
+    return _REGISTRY_ENTRY.findall(match.group("entries")) if match else []
+
+
+def add_to_registry(text: str, package: str) -> str:
+    """The text of op_packages.bzl with `package` inserted in sorted order."""
+    match = _REGISTRY_LIST.search(text)
+    lines = match.group("entries").splitlines(keepends=True) if match else []
+    entries = [_REGISTRY_ENTRY.fullmatch(line) for line in lines]
+    if not match or not all(entries):
+        raise Refusal(f"{REGISTRY} does not hold the list this tool edits "
+                      '(OP_PACKAGES = [ with one `    "package",` per line ])')
+    packages = [entry.group("package") for entry in entries]
+    if package in packages:
+        raise Refusal(f"{package} is already listed in {REGISTRY}")
+    position = bisect.bisect(packages, package)
+    lines.insert(position, f'    "{package}",\n')
+    start, end = match.span("entries")
+    return text[:start] + "".join(lines) + text[end:]
+
+
+def workspace_ops(workspace: str) -> Dict[str, str]:
+    """Op name -> the file that registers it, for every REGISTER_OP under
+    tensorflow_ops/."""
+    found = {}
+    for folder, dirs, files in os.walk(os.path.join(workspace, "tensorflow_ops")):
+        dirs.sort()
+        for file_name in sorted(files):
+            if not file_name.endswith(".cc"):
+                continue
+            path = os.path.join(folder, file_name)
+            with open(path, encoding="utf-8") as source:
+                for op_name in _REGISTER_OP.findall(source.read()):
+                    found.setdefault(op_name, os.path.relpath(path, workspace))
+    return found
+
+
+def _configured_python(workspace: str) -> Optional[str]:
+    """The Python configure.py chose (.tf_configure.bazelrc), if any."""
+    try:
+        with open(os.path.join(workspace, ".tf_configure.bazelrc")) as rc:
+            match = re.search(r"--repo_env=PYTHON_BIN_PATH=(\S+)", rc.read())
+    except FileNotFoundError:
+        return None
+    return match.group(1) if match else None
+
+
+def tensorflow_python(workspace: str) -> Optional[str]:
+    """A Python that can import TensorFlow: this one, the configured one, or
+    the workspace's .venv."""
+    if importlib.util.find_spec("tensorflow") is not None:
+        return sys.executable
+    for candidate in (_configured_python(workspace),
+                      os.path.join(workspace, ".venv", "bin", "python")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def tensorflow_ops_registered(names: List[str], workspace: str) -> List[str]:
+    """Which of `names` TensorFlow itself registers (tf.raw_ops and the rest)."""
+    python = tensorflow_python(workspace)
+    if python is None:
+        raise Refusal("no Python with TensorFlow to check the op name against; run "
+                      "`python3 configure.py` first")
+    result = subprocess.run([python, "-c", _TENSORFLOW_CHECK, *names],
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise Refusal(f"{python} could not check the op name against TensorFlow:\n"
+                      f"{result.stderr[-2000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def check(names: new_op_names.OpNames, workspace: str) -> None:
+    """Raises Refusal if the op cannot be generated as asked."""
+    folder = os.path.join(workspace, names.folder)
+    if os.path.lexists(folder):
+        raise Refusal(f"{names.folder} exists")
+    with open(os.path.join(workspace, REGISTRY)) as registry:
+        add_to_registry(registry.read(), names.package)
+    op_names = [names.op] + ([names.grad_op] if names.grad else [])
+    registered = workspace_ops(workspace)
+    for op_name in op_names:
+        if op_name in registered:
+            raise Refusal(f"op {op_name} is already registered by {registered[op_name]}")
+    for op_name in tensorflow_ops_registered(op_names, workspace):
+        raise Refusal(f"TensorFlow already has an op named {op_name} "
+                      f"(tf.raw_ops.{op_name}); choose another name")
+
+
+def op_files(names: new_op_names.OpNames) -> Dict[str, str]:
+    """Every file of the op folder, by path in it."""
+    files = dict(new_op_cc.cc_files(names))
+    if names.gpu:
+        files.update(new_op_gpu.gpu_files(names))
+    files.update(new_op_python.python_files(names))
+    return files
+
+
+def generate(names: new_op_names.OpNames, workspace: str) -> List[str]:
+    """Writes the op folder and registers the package; returns the files
+    written, relative to the workspace. Call check() first."""
+    files = op_files(names)
+    folder = os.path.join(workspace, names.folder)
+    os.makedirs(folder)  # fails if it appeared since check()
+    written = []
+    for relative, text in sorted(files.items()):
+        path = os.path.join(folder, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "x", encoding="utf-8") as out:  # "x": never overwrite
+            out.write(text)
+        written.append(os.path.join(names.folder, relative))
+    registry_path = os.path.join(workspace, REGISTRY)
+    with open(registry_path) as registry:
+        text = add_to_registry(registry.read(), names.package)
+    with open(registry_path, "w") as registry:
+        registry.write(text)
+    written.append(REGISTRY)
+    return written
+
+
+def package_of(dest: str) -> str:
+    """The op package named by --dest, which must be tensorflow_ops/<package>:
+    the loader, the wheel and the fuzzer find op packages there."""
+    parts = os.path.normpath(dest).split(os.sep)
+    if len(parts) != 2 or parts[0] != "tensorflow_ops":
+        raise Refusal(f"--dest must be tensorflow_ops/<package>, got {dest!r}")
+    if not new_op_names.SNAKE_CASE.fullmatch(parts[1]):
+        raise Refusal(f"--dest: {parts[1]!r} is not a snake_case package name")
+    return parts[1]
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("name", help="the op in snake_case; the op is its CamelCase "
+                                     "form (my_op -> MyOp)")
+    parser.add_argument("--gpu", action="store_true",
+                        help="also write GPU kernels (built with --config=cuda)")
+    parser.add_argument("--grad", action="store_true",
+                        help="also write the gradient op <Op>Grad and register it")
+    parser.add_argument("--dest", help="the op folder (default: tensorflow_ops/NAME)")
+    parser.add_argument("--workspace", default=WORKSPACE_ROOT,
+                        help="the workspace to write into (default: this one)")
+    args = parser.parse_args(argv)
+    try:
+        problem = new_op_names.name_problem(args.name)
+        if problem:
+            raise Refusal(problem)
+        package = package_of(args.dest or f"tensorflow_ops/{args.name}")
+        names = new_op_names.OpNames(package, args.name, gpu=args.gpu, grad=args.grad)
+        check(names, args.workspace)
+        written = generate(names, args.workspace)
+    except Refusal as refusal:
+        print(f"new_op.py: {refusal}; nothing was written.", file=sys.stderr)
+        return 2
+    ops = names.op + (f" and {names.grad_op}" if names.grad else "")
+    print(f"Wrote op {ops}{' with GPU kernels' if names.gpu else ''}:")
+    for path in written[:-1]:
+        print(f"  {path}")
+    print(f'Added "{names.package}" to {REGISTRY} (the wheel, the fuzzer and '
+          "//... pick it up from there).")
+    print(f"Next:\n  bazel test //{names.folder}/..."
+          + ("\n  bazel test --config=cuda //{names.folder}/...   # GPU kernels, "
+             "where nvcc exists".format(names=names) if names.gpu else "")
+          + f'\n  grep -rn "TODO(you)" {names.folder}   # where your op goes')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,282 @@
+"""Fast tests of tools/new_op.py: names, refusals, no overwriting, the registry
+edit, and the text of what it generates (tests/new_op_bazel_test.py builds and
+tests a generated op with Bazel).
+
+Each test writes into a small stand-in workspace in a temporary folder; only
+the TensorFlow name check runs TensorFlow (in a child process, as the tool does).
+"""
+
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+import unittest
+from unittest import mock
+
+from tools import build_file_reader
+from tools import new_op
+from tools import new_op_names
+from tools import tf_macros
+
+# The workspace as it is on disk (the test is tagged "external": never cached).
+WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+REGISTRY_TEXT = '''"""Op packages."""
+
+OP_PACKAGES = [
+    "my_bilinear",
+    "split_at",
+    "zero_out",
+]
+'''
+
+
+def _snapshot(folder: str) -> dict:
+    """Every file under `folder` with its content."""
+    files = {}
+    for root, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, "rb") as handle:
+                files[os.path.relpath(path, folder)] = handle.read()
+    return files
+
+
+class NamesTest(unittest.TestCase):
+
+    def test_camel_case_and_back(self):
+        self.assertEqual(new_op_names.camel_case("scale_by"), "ScaleBy")
+        self.assertEqual(new_op_names.camel_case("conv3d_rows"), "Conv3dRows")
+        for snake in ("scale_by", "conv3d_rows", "my_op", "scale2_by"):
+            op_name = new_op_names.camel_case(snake)
+            self.assertEqual(new_op_names.generated_function_name(op_name), snake)
+
+    def test_function_names_are_tensorflows(self):
+        # Op names and the functions TensorFlow generated for them (gen_*_ops).
+        from tensorflow.python.ops import gen_ctc_ops  # pylint: disable=import-outside-toplevel
+        from tensorflow.python.ops import gen_math_ops  # pylint: disable=import-outside-toplevel
+        from tensorflow.python.ops import gen_nn_ops  # pylint: disable=import-outside-toplevel
+        for module, op_name in ((gen_nn_ops, "Conv2DBackpropInput"), (gen_ctc_ops, "CTCLoss"),
+                                (gen_nn_ops, "LRN"), (gen_math_ops, "BatchMatMulV2"),
+                                (gen_nn_ops, "Relu6"), (gen_nn_ops, "FusedBatchNormGradV3")):
+            with self.subTest(op_name=op_name):
+                function = new_op_names.generated_function_name(op_name)
+                self.assertTrue(hasattr(module, function), function)
+
+    def test_refused_names(self):
+        for name, reason in (("MyOp", "snake_case"), ("my-op", "snake_case"),
+                             ("1op", "snake_case"), ("my__op", "snake_case"),
+                             ("_my_op", "snake_case"), ("my_op_", "snake_case"),
+                             ("resize_2x", "snake_case"), ("", "snake_case"),
+                             ("import", "keyword"), ("a_b", "two letters"),
+                             ("scale_x_y", "two letters")):
+            with self.subTest(name=name):
+                self.assertIn(reason, new_op_names.name_problem(name))
+        for name in ("my_op", "scale2_by", "conv3d", "op"):
+            self.assertEqual(new_op_names.name_problem(name), "", name)
+
+
+class RegistryTest(unittest.TestCase):
+
+    def test_inserts_in_sorted_order_and_changes_nothing_else(self):
+        for package, position in (("aa_first", 0), ("scale_by", 1), ("zz_last", 3)):
+            with self.subTest(package=package):
+                text = new_op.add_to_registry(REGISTRY_TEXT, package)
+                lines = REGISTRY_TEXT.splitlines(keepends=True)
+                start = lines.index("OP_PACKAGES = [\n") + 1
+                lines.insert(start + position, f'    "{package}",\n')
+                self.assertEqual(text, "".join(lines))
+
+    def test_refuses_a_listed_package_and_a_list_it_cannot_read(self):
+        with self.assertRaisesRegex(new_op.Refusal, "split_at is already listed"):
+            new_op.add_to_registry(REGISTRY_TEXT, "split_at")
+        for text in ("OP_PACKAGES = []\n", 'OP_PACKAGES = ["a", "b"]\n',
+                     REGISTRY_TEXT.replace('    "split_at",\n', '    "split_at",  # x\n')):
+            with self.assertRaisesRegex(new_op.Refusal, "does not hold the list"):
+                new_op.add_to_registry(text, "new_one")
+
+    def test_the_workspace_registry_lists_every_op_package(self):
+        # The wheel and the fuzzer take their op packages from this list.
+        with open(os.path.join(WORKSPACE, new_op.REGISTRY)) as registry:
+            listed = new_op.listed_packages(registry.read())
+        declared = []
+        for package in sorted(os.listdir(os.path.join(WORKSPACE, "tensorflow_ops"))):
+            build = os.path.join(WORKSPACE, "tensorflow_ops", package, "BUILD")
+            if os.path.isfile(build) and any(
+                    call.kind == "tf_custom_op_library"
+                    for call in build_file_reader.read_build_file(build).calls):
+                declared.append(package)
+        self.assertEqual(listed, declared)
+
+
+    def test_the_wheel_and_the_fuzzer_take_every_listed_package(self):
+        # Read as the vendoring tool reads BUILD files: the loaded list is evaluated.
+        with open(os.path.join(WORKSPACE, new_op.REGISTRY)) as registry:
+            listed = new_op.listed_packages(registry.read())
+        labels = [f"//tensorflow_ops/{package}:{package}_py" for package in listed]
+        for build, target in (("tensorflow_ops/BUILD", "all_ops"),
+                              ("tests/fuzz/BUILD", "op_calls")):
+            calls = build_file_reader.read_build_file(os.path.join(WORKSPACE, build)).calls
+            (call,) = [call for call in calls if call.name == target]
+            self.assertLessEqual(set(labels), set(call.kwargs["deps"]), build)
+
+
+class ToolTest(unittest.TestCase):
+    """The command line, in a stand-in workspace; TensorFlow's registry is
+    replaced by a fixed list except in test_refuses_a_tensorflow_op_name."""
+
+    def setUp(self):
+        self.workspace = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.addCleanup(shutil.rmtree, self.workspace)
+        os.makedirs(os.path.join(self.workspace, "tensorflow_ops", "zero_out", "cc", "ops"))
+        with open(os.path.join(self.workspace, new_op.REGISTRY), "w") as registry:
+            registry.write(REGISTRY_TEXT)
+        with open(os.path.join(self.workspace, "tensorflow_ops", "zero_out", "cc", "ops",
+                               "zero_out_ops.cc"), "w") as ops_file:
+            ops_file.write('REGISTER_OP("ZeroOut")\n    .Input("x: T");\n'
+                           'REGISTER_OP(\n    "TakenGrad");\n')
+        patcher = mock.patch.object(
+            new_op, "tensorflow_ops_registered",
+            side_effect=lambda names, _: [n for n in names if n in ("Relu", "Relu6")])
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def run_tool(self, *args: str):
+        """(exit status, stdout, stderr) of the tool on the stand-in workspace."""
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            status = new_op.main([*args, "--workspace", self.workspace])
+        return status, stdout.getvalue(), stderr.getvalue()
+
+    def assert_refused(self, args, message: str):
+        before = _snapshot(self.workspace)
+        status, _, stderr = self.run_tool(*args)
+        self.assertEqual(status, 2, stderr)
+        self.assertIn(message, stderr)
+        self.assertIn("nothing was written", stderr)
+        self.assertEqual(_snapshot(self.workspace), before)
+
+    def test_refuses_bad_names_and_destinations(self):
+        self.assert_refused(["ScaleBy"], "not a snake_case name")
+        self.assert_refused(["scale_x_y"], "at least two letters")
+        self.assert_refused(["scale_by", "--dest", "elsewhere/scale_by"],
+                            "--dest must be tensorflow_ops/<package>")
+        self.assert_refused(["scale_by", "--dest", "tensorflow_ops/a/b"],
+                            "--dest must be tensorflow_ops/<package>")
+        self.assert_refused(["scale_by", "--dest", "tensorflow_ops/Bad"],
+                            "not a snake_case package name")
+
+    def test_refuses_an_existing_folder_and_never_overwrites(self):
+        folder = os.path.join(self.workspace, "tensorflow_ops", "scale_by")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "BUILD"), "w") as build:
+            build.write("# mine\n")
+        self.assert_refused(["scale_by", "--grad"], "tensorflow_ops/scale_by exists")
+        # Even past the check (a folder that appears meanwhile), nothing is replaced.
+        names = new_op_names.OpNames("scale_by", "scale_by", gpu=False, grad=True)
+        with self.assertRaises(FileExistsError):
+            new_op.generate(names, self.workspace)
+        with open(os.path.join(folder, "BUILD")) as build:
+            self.assertEqual(build.read(), "# mine\n")
+
+    def test_refuses_a_package_already_in_the_registry(self):
+        self.assert_refused(["split_at"], "split_at is already listed")
+
+    def test_refuses_op_names_the_workspace_registers(self):
+        self.assert_refused(["zero_out", "--dest", "tensorflow_ops/zeros"],
+                            "op ZeroOut is already registered by "
+                            "tensorflow_ops/zero_out/cc/ops/zero_out_ops.cc")
+        # Only the gradient op's name is taken: refused with --grad alone.
+        self.assert_refused(["taken", "--grad"], "op TakenGrad is already registered")
+        self.assertEqual(self.run_tool("taken")[0], 0)
+
+    def test_refuses_op_names_tensorflow_registers(self):
+        self.assert_refused(["relu6"], "TensorFlow already has an op named Relu6")
+
+    def test_writes_the_folder_and_the_registry_line(self):
+        status, stdout, _ = self.run_tool("scale_by", "--gpu", "--grad")
+        self.assertEqual(status, 0)
+        folder = os.path.join(self.workspace, "tensorflow_ops", "scale_by")
+        written = sorted(_snapshot(folder))
+        self.assertEqual(written, sorted([
+            "BUILD", "__init__.py",
+            "cc/ops/scale_by_ops.cc",
+            "cc/kernels/scale_by.h", "cc/kernels/scale_by_math_test.cc",
+            "cc/kernels/scale_by_validation.h", "cc/kernels/scale_by_validation.cc",
+            "cc/kernels/scale_by_op.cc", "cc/kernels/scale_by_grad_op.cc",
+            "cc/kernels/scale_by_gpu_grid.h", "cc/kernels/scale_by_op_gpu.cu.cc",
+            "cc/kernels/scale_by_gpu_grid_test.cc",
+            "python/__init__.py", "python/scale_by_ops.py",
+            "python/scale_by_reference.py", "python/scale_by_ops_test.py",
+            "python/scale_by_property_test.py", "python/scale_by_gpu_test.py"]))
+        with open(os.path.join(self.workspace, new_op.REGISTRY)) as registry:
+            self.assertEqual(registry.read(),
+                             new_op.add_to_registry(REGISTRY_TEXT, "scale_by"))
+        self.assertIn("bazel test //tensorflow_ops/scale_by/...", stdout)
+        # A second run refuses and leaves everything as the first wrote it.
+        self.assert_refused(["scale_by"], "tensorflow_ops/scale_by exists")
+
+    def test_dest_names_the_package_and_the_op_keeps_its_name(self):
+        self.assertEqual(self.run_tool("scale_by", "--dest", "tensorflow_ops/scaling")[0], 0)
+        build = build_file_reader.read_build_file(
+            os.path.join(self.workspace, "tensorflow_ops", "scaling", "BUILD"))
+        self.assertIn("scaling_py", [call.name for call in build.calls])
+        self.assertIn("scale_by_op.so", [call.name for call in build.calls])
+        with open(os.path.join(self.workspace, new_op.REGISTRY)) as registry:
+            self.assertIn('    "scaling",\n', registry.read())
+
+
+class TensorFlowNameTest(unittest.TestCase):
+
+    def test_refuses_a_tensorflow_op_name(self):
+        # TensorFlow itself, in a child process as the tool runs it.
+        registered = new_op.tensorflow_ops_registered(["Relu", "ScaleByNotAnOp"],
+                                                      WORKSPACE)
+        self.assertEqual(registered, ["Relu"])
+
+
+class GeneratedTextTest(unittest.TestCase):
+    """What the tool writes for every combination of flags, without Bazel."""
+
+    def generated(self, name: str, gpu: bool, grad: bool) -> dict:
+        return new_op.op_files(new_op_names.OpNames(name, name, gpu=gpu, grad=grad))
+
+    def test_every_variant_is_complete_and_reads_like_code(self):
+        for gpu in (False, True):
+            for grad in (False, True):
+                for name in ("my_op", "scale_by", "resample_rows"):
+                    with self.subTest(name=name, gpu=gpu, grad=grad):
+                        self.check_variant(name, self.generated(name, gpu, grad), grad)
+
+    def check_variant(self, name: str, files: dict, grad: bool):
+        for path, text in files.items():
+            self.assertNotIn("$", text, path)  # no placeholder left
+            self.assertTrue(text == "" or text.endswith("\n") and not text.endswith("\n\n"),
+                            path)
+            width = 80 if path.endswith((".cc", ".h")) else 90
+            long_lines = [line for line in text.splitlines() if len(line) > width]
+            self.assertEqual(long_lines, [], path)
+            self.assertEqual([line for line in text.splitlines() if line != line.rstrip()],
+                             [], path)
+            if path.endswith(".py"):
+                compile(text, path, "exec")
+        self.assertIn("TODO(you)", files[f"cc/kernels/{name}.h"])
+        self.assertIn("TODO(you)", files[f"python/{name}_reference.py"])
+        wrapper = files[f"python/{name}_ops.py"]
+        op_name = new_op_names.camel_case(name)
+        self.assertEqual(f'\n@tf.RegisterGradient("{op_name}")\n' in wrapper, grad)
+        # The BUILD file names only files that exist, and passes TensorFlow's
+        # macros only arguments they accept.
+        build = build_file_reader.read_build_file_text(files["BUILD"])
+        for call in build.calls:
+            for argument, value in call.kwargs.items():
+                if argument not in ("srcs", "hdrs", "gpu_srcs"):
+                    continue
+                for file_name in build_file_reader.files_of(value):
+                    self.assertTrue(file_name in files, f"{call.name}: {file_name}")
+            if call.kind in tf_macros.MACROS:
+                self.assertEqual(tf_macros.check_call(call.kind, call.kwargs, call.name), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
