@@ -16,6 +16,7 @@ namespace tensorflow_ops {
 namespace bilinear {
 
 #if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
 #define BILINEAR_HAS_AVX2_PATH 1
 // Whether the AVX2/FMA/F16C path is taken.
 inline bool UseAvx2() {
@@ -23,8 +24,11 @@ inline bool UseAvx2() {
     const char* forced = std::getenv("TENSORFLOW_OPS_CPU_PATH");
     if (forced != nullptr && std::strcmp(forced, "baseline") == 0) return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("f16c");
+    // F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports
+    // does not know the name.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
   }();
   return use_avx2;
 }

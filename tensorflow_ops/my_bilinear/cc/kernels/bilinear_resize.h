@@ -107,9 +107,11 @@ void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
   }
 }
 
-// Elements of one row buffer of the row-reusing path: two of them (16 KB each
-// for float) stay in the L1 cache with the input they read.
-constexpr int64_t kRowBufferElements = 4096;
+// Values of A in one row buffer of the row-reusing path: 16 KB, so that its
+// two row buffers and the converted input stay in the L1 cache, and the stack
+// frame stays near 60 KB (bilinear_stack_test runs it on a 256 KB stack).
+template <typename A>
+constexpr int64_t kRowBufferElements = 16384 / sizeof(A);
 
 // The horizontal pass alone: `width` columns of one input row blended into
 // `out`, as ResizeOneRow blends each of its two rows. `row` starts at input
@@ -189,11 +191,11 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
   const int64_t in_row_size = g.in_width * g.channels;
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t block_columns =
-      std::min(kColumnBlock, kRowBufferElements / g.channels);
+      std::min(kColumnBlock, kRowBufferElements<A> / g.channels);
   AxisWeight<A> columns[kColumnBlock];
   // Padded apart so that the two rows do not share the cache's 4 KB sets.
-  A buffers[2][kRowBufferElements + 16];
-  A converted[kRowBufferElements];
+  A buffers[2][kRowBufferElements<A> + 16];
+  A converted[kRowBufferElements<A>];
   for (int64_t x0 = 0; x0 < g.out_width; x0 += block_columns) {
     const int64_t width = std::min(block_columns, g.out_width - x0);
     const int64_t count = width * g.channels;
@@ -207,7 +209,7 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
     const int64_t first_pixel = columns[0].lower;
     const int64_t span = (columns[width - 1].upper - first_pixel + 1) * g.channels;
     const bool convert_first =
-        !std::is_same<T, A>::value && span <= kRowBufferElements;
+        !std::is_same<T, A>::value && span <= kRowBufferElements<A>;
     auto buffer_of = [&](int64_t wanted, int64_t keep) -> const A* {
       if (held[0] == wanted) return buffers[0];
       if (held[1] == wanted) return buffers[1];
@@ -253,7 +255,8 @@ constexpr int64_t kMaxReusedFloatChannels = 8;
 template <typename T, typename OutT>
 bool ReusesColumnBlends(const ResizeGeometry& g) {
   const bool converts = !std::is_same<T, AccumulatorType<OutT>>::value;
-  return g.out_height > g.in_height && g.channels <= kRowBufferElements &&
+  return g.out_height > g.in_height &&
+         g.channels <= kRowBufferElements<AccumulatorType<OutT>> &&
          (converts || g.channels <= kMaxReusedFloatChannels);
 }
 

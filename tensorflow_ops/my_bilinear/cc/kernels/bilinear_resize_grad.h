@@ -27,10 +27,10 @@ namespace bilinear {
 // Values of one tile (columns x channels, of the vertical sums and of the
 // input-gradient sums), and the most output columns summed at once. Smaller
 // tiles cost time (each one repeats the search for the output rows of every
-// input row); these keep the buffers on the stack under 200 KB (for double;
-// half that for float), well within a default Linux thread stack (8 MB).
-constexpr int64_t kTileElements = 8192;
-constexpr int64_t kGradColumnBlock = 2048;
+// input row); these keep the buffers on the stack near 100 KB for double and
+// 50 KB for float (bilinear_stack_test runs the gradient on a 256 KB stack).
+constexpr int64_t kTileElements = 4096;
+constexpr int64_t kGradColumnBlock = 1024;
 
 // The output rows [*begin, *end) that read input row `in_y`. Every output row
 // blends two neighbouring (or equal) input rows, and both never decrease with
@@ -187,15 +187,15 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
   const int64_t out_row_size = g.out_width * c;
   const int64_t in_row_size = g.in_width * c;
 
-  // Channels are taken `chunk` at a time, so that a tile holds four pixels at
+  // Channels are taken `chunk` at a time, so that a tile holds 16 pixels at
   // least; output columns `block_columns` at a time.
-  const int64_t chunk = std::min(c, kTileElements / 4);
+  const int64_t chunk = std::min(c, kTileElements / 16);
   const int64_t block_columns =
       std::max<int64_t>(1, std::min(kGradColumnBlock, kTileElements / chunk));
   const int64_t max_pixels = kTileElements / chunk;
   AxisWeight<A> columns[kGradColumnBlock];
   A vertical_sum[kTileElements];
-  A tile_sums[kTileElements + 2 * kTileElements / 4];  // and the margins
+  A tile_sums[kTileElements + 2 * kTileElements / 16];  // and the margins
   for (int64_t c0 = 0; c0 < c; c0 += chunk) {
     const int64_t channels = std::min(chunk, c - c0);
     int64_t end_pixel = 0;

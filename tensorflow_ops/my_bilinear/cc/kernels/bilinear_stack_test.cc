@@ -1,0 +1,112 @@
+// The CPU math runs on a thread with a 256 KB stack, in every type, on the
+// geometries that use its biggest stack buffers.
+//
+// The kernels keep their row buffers and tiles on the stack instead of
+// allocating (about 60 KB for float, 95 KB for double). TensorFlow's threads
+// have the default 8 MB stack, but user code may call ops from threads with
+// small ones; a frame that outgrows 256 KB crashes this test (SIGSEGV). The
+// math is called as the kernels call it: inlined into a function compiled for
+// AVX2 where the CPU has it (bilinear_cpu_dispatch.h), else the baseline one.
+#include <pthread.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+namespace {
+
+constexpr size_t kStackBytes = 256 * 1024;
+
+#if BILINEAR_HAS_AVX2_PATH
+template <typename Fn>
+__attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn) {
+  fn();
+}
+#endif
+
+template <typename Fn>
+__attribute__((flatten)) void Run(const Fn& fn) {
+#if BILINEAR_HAS_AVX2_PATH
+  if (UseAvx2()) return RunWithAvx2(fn);
+#endif
+  fn();
+}
+
+ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                        int64_t channels) {
+  ResizeGeometry g;
+  g.batch = 2;
+  g.in_height = in_h;
+  g.in_width = in_w;
+  g.out_height = out_h;
+  g.out_width = out_w;
+  g.channels = channels;
+  g.align_corners = false;
+  g.half_pixel_centers = true;
+  return g;
+}
+
+template <typename T, typename OutT>
+void ResizeAll(const ResizeGeometry& g) {
+  std::vector<T> images(g.batch * g.in_height * g.in_width * g.channels, T(1.0f));
+  std::vector<OutT> output(g.batch * g.out_height * g.out_width * g.channels);
+  Run([&] { ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data()); });
+}
+
+template <typename T>
+void ResizeGradAll(const ResizeGeometry& g) {
+  std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
+  std::vector<T> images_grad(g.batch * g.in_height * g.in_width * g.channels);
+  Run([&] {
+    ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
+  });
+}
+
+void* RunEverything(void*) {
+  // Row-reusing forward passes (converted images, full row buffers), and
+  // gradients with several tiles, blocks and vertical sums.
+  for (const ResizeGeometry& g :
+       {Geometry(3, 700, 9, 1500, 3), Geometry(4, 40, 9, 900, 9),
+        Geometry(2, 3000, 5, 2000, 5), Geometry(3, 2, 7, 3000, 8)}) {
+    ResizeAll<float, float>(g);
+    ResizeAll<Float16, double>(g);
+    ResizeAll<uint8_t, double>(g);
+    ResizeAll<Bfloat16, Bfloat16>(g);
+    ResizeAll<double, Float16>(g);
+    ResizeGradAll<float>(g);
+    ResizeGradAll<double>(g);
+    ResizeGradAll<Float16>(g);
+    ResizeGradAll<Bfloat16>(g);
+  }
+  return nullptr;
+}
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+int main() {
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  if (pthread_attr_setstacksize(&attributes, tensorflow_ops::bilinear::kStackBytes) != 0) {
+    std::printf("cannot set a %zu-byte stack\n", tensorflow_ops::bilinear::kStackBytes);
+    return 1;
+  }
+  pthread_t thread;
+  if (pthread_create(&thread, &attributes, tensorflow_ops::bilinear::RunEverything,
+                     nullptr) != 0) {
+    std::printf("cannot start the thread\n");
+    return 1;
+  }
+  pthread_join(thread, nullptr);
+  std::printf("PASS: every path ran on a %zu KB stack\n",
+              tensorflow_ops::bilinear::kStackBytes / 1024);
+  return 0;
+}
