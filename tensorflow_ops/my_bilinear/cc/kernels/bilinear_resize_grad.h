@@ -172,7 +172,9 @@ void NextColumnTile(const AxisSampler<A>& columns, int64_t in_width,
 // pixel of margin each side, which takes the halves of the scatters of its
 // edge columns that belong to the neighbouring tiles. So every pixel gets the
 // same additions in the same order whatever the tiling, and the gradient is
-// written once instead of zeroed, read and written back.
+// written once instead of zeroed, read and written back. Where one tile is
+// the whole row of a float or double gradient, the row is its own tile; rows
+// no output row reads are zeroed directly.
 template <typename T, typename A = AccumulatorType<T>>
 void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
                     int64_t end_row, T* images_grad) {
@@ -204,9 +206,14 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
       NextColumnTile(column_sampler, g.in_width, g.out_width, first_pixel,
                      max_pixels, block_columns, &end_pixel, &first_column,
                      &end_column);
-      // The tile's sums start one pixel to the left (its margin).
-      const int64_t margin_pixel = first_pixel - 1;
-      const int64_t tile_values = (end_pixel - first_pixel + 2) * channels;
+      const int64_t tile_pixels = end_pixel - first_pixel;
+      // Where the tile is the whole row, in every channel, no column reaches
+      // past it: the sums of T = A are formed in the gradient itself.
+      const bool in_place = std::is_same<T, A>::value && tile_pixels == g.in_width &&
+                            channels == c;
+      // Else the tile's sums start one pixel to the left (its margin).
+      const int64_t margin_pixel = in_place ? 0 : first_pixel - 1;
+      const int64_t tile_values = (tile_pixels + 2) * channels;
       // Weights of the output columns, computed once where one block holds them.
       const bool one_block = end_column - first_column <= block_columns;
       if (one_block) {
@@ -236,9 +243,24 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
           ++b;
           search = true;
         }
-        std::fill(tile_sums, tile_sums + tile_values, A(0));
-        for (int64_t x0 = first_column; first < last && x0 < end_column;
-             x0 += block_columns) {
+        T* out = images_grad + row * in_row_size + first_pixel * c + c0;
+        if (first == last) {  // no output row reads this row: zeros
+          const T zero = static_cast<T>(A(0));
+          if (channels == c) {
+            std::fill(out, out + tile_pixels * c, zero);
+          } else {
+            for (int64_t p = 0; p < tile_pixels; ++p) {
+              std::fill(out + p * c, out + p * c + channels, zero);
+            }
+          }
+          continue;
+        }
+        A* sums = tile_sums;
+        if constexpr (std::is_same<T, A>::value) {
+          if (in_place) sums = out;
+        }
+        std::fill(sums, sums + (in_place ? tile_pixels * c : tile_values), A(0));
+        for (int64_t x0 = first_column; x0 < end_column; x0 += block_columns) {
           const int64_t width = std::min(block_columns, end_column - x0);
           if (!one_block) {
             for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
@@ -248,7 +270,7 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
           };
           if (last - first == 1) {
             ScatterTile(source_row(first), c, RowWeight(row_sampler.At(first), in_y),
-                        columns, width, margin_pixel, channels, tile_sums);
+                        columns, width, margin_pixel, channels, sums);
             continue;
           }
           // Several output rows read this row: their weighted sum first, in
@@ -264,14 +286,14 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
             }
           }
           ScatterTile(vertical_sum, channels, A(1), columns, width, margin_pixel,
-                      channels, tile_sums);
+                      channels, sums);
         }
+        if (in_place) continue;
         // The tile's own pixels, past the left margin.
-        T* out = images_grad + row * in_row_size + first_pixel * c + c0;
         if (channels == c) {
-          ConvertValues(tile_sums + channels, (end_pixel - first_pixel) * c, out);
+          ConvertValues(tile_sums + channels, tile_pixels * c, out);
         } else {
-          for (int64_t p = 0; p < end_pixel - first_pixel; ++p) {
+          for (int64_t p = 0; p < tile_pixels; ++p) {
             ConvertValues(tile_sums + (p + 1) * channels, channels, out + p * c);
           }
         }
