@@ -24,12 +24,13 @@
 namespace tensorflow_ops {
 namespace bilinear {
 
-// Values of one tile (columns x channels, of the vertical sums and of the
-// input-gradient sums), and the most output columns summed at once. Smaller
-// tiles cost time (each one repeats the search for the output rows of every
-// input row); these keep the buffers on the stack near 100 KB for double and
-// 50 KB for float (bilinear_stack_test runs the gradient on a 256 KB stack).
-constexpr int64_t kTileElements = 4096;
+// Values of A in one tile (columns x channels, of the vertical sums and of
+// the input-gradient sums): 32 KB, and the most output columns summed at once.
+// Smaller tiles cost time (each one repeats the search for the output rows of
+// every input row); these keep the stack frame near 95 KB for float and double
+// alike (bilinear_stack_test runs it on a 256 KB stack).
+template <typename A>
+constexpr int64_t kTileElements = 32768 / sizeof(A);
 constexpr int64_t kGradColumnBlock = 1024;
 
 // The output rows [*begin, *end) that read input row `in_y`. Every output row
@@ -191,13 +192,14 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
 
   // Channels are taken `chunk` at a time, so that a tile holds 16 pixels at
   // least; output columns `block_columns` at a time.
-  const int64_t chunk = std::min(c, kTileElements / 16);
+  constexpr int64_t kTile = kTileElements<A>;
+  const int64_t chunk = std::min(c, kTile / 16);
   const int64_t block_columns =
-      std::max<int64_t>(1, std::min(kGradColumnBlock, kTileElements / chunk));
-  const int64_t max_pixels = kTileElements / chunk;
+      std::max<int64_t>(1, std::min(kGradColumnBlock, kTile / chunk));
+  const int64_t max_pixels = kTile / chunk;
   AxisWeight<A> columns[kGradColumnBlock];
-  A vertical_sum[kTileElements];
-  A tile_sums[kTileElements + 2 * kTileElements / 16];  // and the margins
+  A vertical_sum[kTile];
+  A tile_sums[kTile + 2 * kTile / 16];  // and the margins
   for (int64_t c0 = 0; c0 < c; c0 += chunk) {
     const int64_t channels = std::min(chunk, c - c0);
     int64_t end_pixel = 0;
