@@ -14,20 +14,25 @@ op's math, shapes and checks go. The package is added to
 tensorflow_ops/op_packages.bzl, so the wheel, the fuzzer and `bazel test //...`
 pick it up with nothing edited by hand.
 
-It refuses (exit status 2, writing nothing) a name that is not snake_case, a
-folder that exists, and an op name that TensorFlow or this workspace already
-registers; it never overwrites a file.
+It refuses (exit status 2, writing nothing) a name that is not snake_case or
+would break the generated code (keywords, builtins, names the code uses), a
+folder or module that exists, and an op name that TensorFlow (as an op or a
+gradient) or this workspace already registers; it never overwrites a file.
 """
 
 import argparse
 import bisect
+import builtins
 import importlib.util
+import io
 import json
+import keyword
 import os
 import re
 import subprocess
 import sys
-from typing import Dict, List, Optional
+import tokenize
+from typing import Dict, List, Optional, Set
 
 if __package__ in (None, ""):  # run as a script: make `tools` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -52,8 +57,27 @@ import json, os, sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow
 from tensorflow.python.framework import op_def_registry
-print(json.dumps([name for name in sys.argv[1:] if op_def_registry.get(name)]))
+from tensorflow.python.framework import ops
+gradients = set(ops._gradient_registry.list())  # pylint: disable=protected-access
+print(json.dumps([name for name in sys.argv[1:]
+                  if op_def_registry.get(name) or name in gradients]))
 """
+# Names C++ or the generated code's namespaces and macros already own: a
+# namespace or function of one of these names does not compile.
+_CC_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+    char8_t char16_t char32_t class compl concept const consteval constexpr
+    constinit const_cast continue co_await co_return co_yield decltype default
+    delete do double dynamic_cast else enum explicit export extern false float
+    for friend goto if inline int long mutable namespace new noexcept not not_eq
+    nullptr operator or or_eq private protected public register reinterpret_cast
+    requires return short signed sizeof static static_assert static_cast struct
+    switch template this thread_local throw true try typedef typeid typename
+    union unsigned using virtual void volatile wchar_t while xor xor_eq
+    std absl tensorflow tensorflow_ops eigen errno assert linux unix
+    """.split())
+# Stands for the name while the templates are scanned for the names they use.
+_PLACEHOLDER = "zqxplaceholder"
 
 
 class Refusal(Exception):
@@ -122,7 +146,8 @@ def tensorflow_python(workspace: str) -> Optional[str]:
 
 
 def tensorflow_ops_registered(names: List[str], workspace: str) -> List[str]:
-    """Which of `names` TensorFlow itself registers (tf.raw_ops and the rest)."""
+    """Which of `names` TensorFlow itself registers as an op (tf.raw_ops and the
+    rest) or as the name of a gradient function."""
     python = tensorflow_python(workspace)
     if python is None:
         raise Refusal("no Python with TensorFlow to check the op name against; run "
@@ -135,11 +160,49 @@ def tensorflow_ops_registered(names: List[str], workspace: str) -> List[str]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _code_identifiers(path: str, text: str) -> Set[str]:
+    """The identifiers of generated code, outside comments and strings."""
+    if path.endswith(".py") or os.path.basename(path) == "BUILD":  # Starlark too
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        return {token.string for token in tokens if token.type == tokenize.NAME}
+    code = re.sub(r'//[^\n]*|/\*.*?\*/|R"doc\(.*?\)doc"|"(?:\\.|[^"\\\n])*"', " ",
+                  text, flags=re.S)
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+
+
+def template_identifiers() -> Set[str]:
+    """The names the generated code uses whatever the op is called (modules,
+    locals, attrs, C++ types): an op named like one of them would shadow it."""
+    names = new_op_names.OpNames(_PLACEHOLDER, _PLACEHOLDER, gpu=True, grad=True)
+    used = set()
+    for path, text in op_files(names).items():
+        used |= _code_identifiers(path, text)
+    return {name for name in used if _PLACEHOLDER not in name.lower()}
+
+
+def shadowing_problem(name: str) -> str:
+    """Why `name` would break the generated code; empty if it would not."""
+    if name in _CC_KEYWORDS:
+        return (f"{name!r} is a C++ keyword or a namespace or macro the generated "
+                "C++ uses")
+    if name in dir(builtins):
+        return f"{name!r} is a Python builtin that the generated code may use"
+    if name in template_identifiers():
+        return f"{name!r} is a name the generated code already uses for something else"
+    return ""
+
+
 def check(names: new_op_names.OpNames, workspace: str) -> None:
     """Raises Refusal if the op cannot be generated as asked."""
+    problem = shadowing_problem(names.name)
+    if problem:
+        raise Refusal(problem + "; choose another name")
     folder = os.path.join(workspace, names.folder)
     if os.path.lexists(folder):
         raise Refusal(f"{names.folder} exists")
+    if os.path.lexists(folder + ".py"):
+        raise Refusal(f"{names.folder}.py is a module of the workspace; a package of "
+                      "that name would hide it")
     with open(os.path.join(workspace, REGISTRY)) as registry:
         add_to_registry(registry.read(), names.package)
     op_names = [names.op] + ([names.grad_op] if names.grad else [])
@@ -148,8 +211,8 @@ def check(names: new_op_names.OpNames, workspace: str) -> None:
         if op_name in registered:
             raise Refusal(f"op {op_name} is already registered by {registered[op_name]}")
     for op_name in tensorflow_ops_registered(op_names, workspace):
-        raise Refusal(f"TensorFlow already has an op named {op_name} "
-                      f"(tf.raw_ops.{op_name}); choose another name")
+        raise Refusal(f"TensorFlow already has an op or a gradient named {op_name}; "
+                      "choose another name")
 
 
 def op_files(names: new_op_names.OpNames) -> Dict[str, str]:
@@ -191,6 +254,9 @@ def package_of(dest: str) -> str:
         raise Refusal(f"--dest must be tensorflow_ops/<package>, got {dest!r}")
     if not new_op_names.SNAKE_CASE.fullmatch(parts[1]):
         raise Refusal(f"--dest: {parts[1]!r} is not a snake_case package name")
+    if keyword.iskeyword(parts[1]):
+        raise Refusal(f"--dest: {parts[1]!r} is a Python keyword, which cannot be "
+                      "imported as a package")
     return parts[1]
 
 

@@ -166,6 +166,22 @@ class ToolTest(unittest.TestCase):
         self.assert_refused(["scale_by", "--dest", "tensorflow_ops/Bad"],
                             "not a snake_case package name")
 
+    def test_refuses_names_that_would_break_the_generated_code(self):
+        # C++ keywords, and namespaces and macros the C++ uses.
+        for name in ("int", "new", "auto", "errno", "tensorflow", "absl", "std"):
+            self.assert_refused([name, "--grad"], "C++ keyword or a namespace or macro")
+        # Python builtins, and names the generated code uses itself.
+        self.assert_refused(["str", "--grad"], "Python builtin")
+        for name in ("scale", "x", "tf", "np", "ops", "reference", "grads", "upstream"):
+            self.assert_refused([name, "--grad"], "generated code already uses")
+        # A package that would hide a module of tensorflow_ops.
+        with open(os.path.join(self.workspace, "tensorflow_ops", "shared_helpers.py"),
+                  "w") as module:
+            module.write("")
+        self.assert_refused(["shared_helpers"], "is a module of the workspace")
+        self.assert_refused(["scale_by", "--dest", "tensorflow_ops/class"],
+                            "is a Python keyword")
+
     def test_refuses_an_existing_folder_and_never_overwrites(self):
         folder = os.path.join(self.workspace, "tensorflow_ops", "scale_by")
         os.makedirs(folder)
@@ -191,7 +207,7 @@ class ToolTest(unittest.TestCase):
         self.assertEqual(self.run_tool("taken")[0], 0)
 
     def test_refuses_op_names_tensorflow_registers(self):
-        self.assert_refused(["relu6"], "TensorFlow already has an op named Relu6")
+        self.assert_refused(["relu6"], "TensorFlow already has an op or a gradient named Relu6")
 
     def test_writes_the_folder_and_the_registry_line(self):
         status, stdout, _ = self.run_tool("scale_by", "--gpu", "--grad")
@@ -230,9 +246,11 @@ class TensorFlowNameTest(unittest.TestCase):
 
     def test_refuses_a_tensorflow_op_name(self):
         # TensorFlow itself, in a child process as the tool runs it.
-        registered = new_op.tensorflow_ops_registered(["Relu", "ScaleByNotAnOp"],
-                                                      WORKSPACE)
-        self.assertEqual(registered, ["Relu"])
+        # Queue has no op but a registered gradient function, which a
+        # generated --grad would collide with.
+        registered = new_op.tensorflow_ops_registered(
+            ["Relu", "ScaleByNotAnOp", "Queue"], WORKSPACE)
+        self.assertEqual(registered, ["Relu", "Queue"])
 
 
 class GeneratedTextTest(unittest.TestCase):
