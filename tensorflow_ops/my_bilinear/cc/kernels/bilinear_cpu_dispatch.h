@@ -78,10 +78,12 @@ void RunOnBestCpuPath(const Fn& fn) {
 
 // Fewest values of work (computed or read) for a kernel's rows to be split
 // over threads. Handing work to TensorFlow's pool and waiting for it costs
-// tens of microseconds on small virtual machines (there, tf.fill of 3 MB takes
-// twice as long on two threads as on one), more than a second thread saves on
-// less than about a million values (measured with the benchmark).
-constexpr int64_t kMinValuesToSplit = int64_t{1} << 20;
+// tens of microseconds on small virtual machines, and much more when a pool
+// thread is slow to wake (there, tf.fill of 3 MB takes twice as long on two
+// threads as on one). Measured with the benchmark on 2 cores: kernels of 1.6
+// to 2.6 million values had better medians on one thread (up to 1.4x), and
+// those of 4.8 million and more gained from two.
+constexpr int64_t kMinValuesToSplit = int64_t{1} << 22;
 
 // Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path:
 // on the calling thread below kMinValuesToSplit values of work, else split by
