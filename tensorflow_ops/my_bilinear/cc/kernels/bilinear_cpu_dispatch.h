@@ -6,8 +6,8 @@
 // a function compiled for them (flatten inlines all of it there), which gives
 // 256-bit vectors and F16C half conversions. -ffp-contract=off
 // (from the build macros) keeps FMA out of the arithmetic, so both paths give
-// the same bits. TENSORFLOW_OPS_CPU_PATH=baseline forces the baseline path
-// (see bilinear_cpu_features.h).
+// the same bits. RunOnBestCpuPath and the CPU check live in the TensorFlow-free
+// bilinear_cpu_features.h, so that standalone tests run the math the same way.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 
@@ -49,32 +49,6 @@ CpuStorageType<T>* AsStorage(T* data) {
   return reinterpret_cast<CpuStorageType<T>*>(data);
 }
 
-#if BILINEAR_HAS_AVX2_PATH
-template <typename Fn>
-__attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn) {
-  fn();
-}
-
-template <typename Fn>
-__attribute__((flatten)) void RunBaseline(const Fn& fn) {
-  fn();
-}
-
-// Runs `fn` (which calls the math) on the widest path this CPU supports.
-template <typename Fn>
-void RunOnBestCpuPath(const Fn& fn) {
-  if (UseAvx2()) {
-    RunWithAvx2(fn);
-  } else {
-    RunBaseline(fn);
-  }
-}
-#else
-template <typename Fn>
-void RunOnBestCpuPath(const Fn& fn) {
-  fn();
-}
-#endif
 
 // Fewest values of work (computed or read) for a kernel's rows to be split
 // over threads. Handing work to TensorFlow's pool and waiting for it costs

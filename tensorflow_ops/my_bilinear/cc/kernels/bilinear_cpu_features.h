@@ -2,8 +2,8 @@
 //
 // TensorFlow-free. The library is built for baseline x86-64, so it loads on
 // every machine that runs TensorFlow; where the CPU has AVX2, FMA and F16C the
-// kernels run the math from functions compiled for them (see
-// bilinear_cpu_dispatch.h), and the 16-bit conversions use F16C. Results are
+// kernels run the math from functions compiled for them (RunOnBestCpuPath,
+// below), and the 16-bit conversions use F16C. Results are
 // the same bits on both paths. TENSORFLOW_OPS_CPU_PATH=baseline forces the
 // baseline path (the tests use it to check that claim).
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_FEATURES_H_
@@ -35,6 +35,35 @@ inline bool UseAvx2() {
 #else
 #define BILINEAR_HAS_AVX2_PATH 0
 inline bool UseAvx2() { return false; }
+#endif
+
+#if BILINEAR_HAS_AVX2_PATH
+template <typename Fn>
+__attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn) {
+  fn();
+}
+
+template <typename Fn>
+__attribute__((flatten)) void RunBaseline(const Fn& fn) {
+  fn();
+}
+
+// Runs `fn` (which calls the math) on the widest path this CPU supports:
+// inlined (flatten) into a function compiled for AVX2, FMA and F16C, or into
+// a baseline one.
+template <typename Fn>
+void RunOnBestCpuPath(const Fn& fn) {
+  if (UseAvx2()) {
+    RunWithAvx2(fn);
+  } else {
+    RunBaseline(fn);
+  }
+}
+#else
+template <typename Fn>
+void RunOnBestCpuPath(const Fn& fn) {
+  fn();
+}
 #endif
 
 }  // namespace bilinear

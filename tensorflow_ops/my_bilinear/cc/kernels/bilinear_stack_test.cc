@@ -5,8 +5,7 @@
 // allocating (about 60 KB for float, 95 KB for double). TensorFlow's threads
 // have the default 8 MB stack, but user code may call ops from threads with
 // small ones; a frame that outgrows 256 KB crashes this test (SIGSEGV). The
-// math is called as the kernels call it: inlined into a function compiled for
-// AVX2 where the CPU has it (bilinear_cpu_dispatch.h), else the baseline one.
+// math is called as the kernels call it, through RunOnBestCpuPath.
 #include <pthread.h>
 
 #include <cstdint>
@@ -23,21 +22,6 @@ namespace bilinear {
 namespace {
 
 constexpr size_t kStackBytes = 256 * 1024;
-
-#if BILINEAR_HAS_AVX2_PATH
-template <typename Fn>
-__attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn) {
-  fn();
-}
-#endif
-
-template <typename Fn>
-__attribute__((flatten)) void Run(const Fn& fn) {
-#if BILINEAR_HAS_AVX2_PATH
-  if (UseAvx2()) return RunWithAvx2(fn);
-#endif
-  fn();
-}
 
 ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                         int64_t channels) {
@@ -57,14 +41,16 @@ template <typename T, typename OutT>
 void ResizeAll(const ResizeGeometry& g) {
   std::vector<T> images(g.batch * g.in_height * g.in_width * g.channels, T(1.0f));
   std::vector<OutT> output(g.batch * g.out_height * g.out_width * g.channels);
-  Run([&] { ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data()); });
+  RunOnBestCpuPath([&] {
+    ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
+  });
 }
 
 template <typename T>
 void ResizeGradAll(const ResizeGeometry& g) {
   std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
   std::vector<T> images_grad(g.batch * g.in_height * g.in_width * g.channels);
-  Run([&] {
+  RunOnBestCpuPath([&] {
     ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
   });
 }
