@@ -9,7 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 # Large enough that the kernel splits its rows over every thread: each has
-# more than bilinear::kMinValuesToSplit (2^22) values of work. One upsampling
+# more than bilinear::kMinValuesToSplit (2^18) values of work. One upsampling
 # and one downsampling case, each with odd sizes.
 PROBE_CASES = [((3, 61, 83, 3), (1031, 523)), ((4, 701, 521, 3), (47, 61))]
 PROBE_DTYPES = [np.float32, np.float16, np.float64]

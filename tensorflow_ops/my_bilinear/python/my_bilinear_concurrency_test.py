@@ -26,8 +26,8 @@ class Job(NamedTuple):
 
 
 def _jobs() -> List[Job]:
-    # Kernels long enough to overlap; the first touches more than 2^22 values
-    # (bilinear::kMinValuesToSplit), so TensorFlow's thread pool splits it.
+    # Kernels long enough to overlap; the first touches more than 2^18 values
+    # (bilinear::kMinValuesToSplit), so it is split over threads.
     shapes = [((2, 37, 23, 3), (1400, 520)), ((1, 300, 200, 1), (61, 47)),
               ((3, 16, 16, 17), (16, 16)), ((2, 19, 80, 4), (90, 33))]
     dtypes = [np.float32, np.float64, np.float16, test_cases.BFLOAT16]

@@ -11,13 +11,17 @@
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <utility>
 
 #include "tensorflow/core/framework/bfloat16.h"
 #include "tensorflow/core/framework/numeric_types.h"
 #include "tensorflow/core/framework/op_kernel.h"
-#include "tensorflow/core/util/work_sharder.h"
+#include "tensorflow/core/platform/threadpool.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_row_chunks.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
 
 namespace tensorflow_ops {
@@ -49,28 +53,41 @@ CpuStorageType<T>* AsStorage(T* data) {
   return reinterpret_cast<CpuStorageType<T>*>(data);
 }
 
-
 // Fewest values of work (computed or read) for a kernel's rows to be split
-// over threads. Handing work to TensorFlow's pool and waiting for it costs
-// tens of microseconds on small virtual machines, and much more when a pool
-// thread is slow to wake (there, tf.fill of 3 MB takes twice as long on two
-// threads as on one). Measured with the benchmark on 2 cores: kernels of 1.6
-// to 2.6 million values had better medians on one thread (up to 1.4x), and
-// those of 4.8 million and more gained from two.
-constexpr int64_t kMinValuesToSplit = int64_t{1} << 22;
+// over threads. The calling thread starts at once and a pool thread joins when
+// it wakes (see ForRowRanges), so splitting pays from about 0.05 ms of work;
+// below that, the hand-off costs more than it saves (measured with the
+// benchmark on 2 vCPUs: 32x28x28x64 to 14x14, 0.4 million values, went from
+// 0.92x to 1.1x TensorFlow's time once split).
+constexpr int64_t kMinValuesToSplit = int64_t{1} << 18;
+
+// Chunks of rows are at least this many values of work (a few microseconds),
+// and there are at most kChunksPerThread per thread: enough that the thread
+// that finishes last waits for little, few enough that each thread reads and
+// writes long runs of memory.
+constexpr int64_t kMinValuesPerChunk = int64_t{1} << 15;
+constexpr int64_t kChunksPerThread = 16;
 
 // Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path:
-// on the calling thread below kMinValuesToSplit values of work, else split by
-// TensorFlow's Shard with `cost_per_row` cycles a row.
+// on the calling thread below kMinValuesToSplit values of work, else in
+// chunks claimed by the calling thread and up to (intra-op threads - 1)
+// threads of TensorFlow's pool (bilinear_row_chunks.h). TensorFlow's Shard
+// makes the caller wait for the pool's threads to wake and run fixed shares;
+// on 2 vCPUs that doubled the median time of some kernels.
 template <typename Work>
 void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
-                  int64_t work_values, int64_t cost_per_row, const Work& work) {
+                  int64_t work_values, const Work& work) {
   auto run = [&work](int64_t begin_row, int64_t end_row) {
     RunOnBestCpuPath([&] { work(begin_row, end_row); });
   };
   if (work_values < kMinValuesToSplit) return run(0, rows);
   const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
-  tensorflow::Shard(workers.num_threads, workers.workers, rows, cost_per_row, run);
+  const int64_t chunks = std::min(work_values / kMinValuesPerChunk,
+                                  kChunksPerThread * workers.num_threads);
+  RunRowChunks(rows, chunks, workers.num_threads - 1, run,
+               [&workers](std::function<void()> closure) {
+                 workers.workers->Schedule(std::move(closure));
+               });
 }
 
 }  // namespace bilinear

@@ -21,10 +21,6 @@ using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
 using ::tensorflow::register_kernel::Name;
 
-// Rough cycles per element touched (a multiply-add per contributing output
-// row, two per scattered column), which is what Shard needs to split the rows.
-constexpr int64_t kCyclesPerElement = 4;
-
 template <typename T>
 class MyBilinearGradOp : public BilinearOpKernel {
  public:
@@ -41,16 +37,10 @@ class MyBilinearGradOp : public BilinearOpKernel {
 
     const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());
     auto* images_grad_data = bilinear::AsStorage(images_grad->flat<T>().data());
-    // Each input row reads 2 * out_height / in_height output rows on average.
-    const int64_t out_row_size = geometry.out_width * geometry.channels;
-    const int64_t cost_per_row =
-        kCyclesPerElement *
-        ((2 * geometry.out_height / geometry.in_height + 2) * out_row_size +
-         geometry.in_width * geometry.channels);
     const int64_t rows = geometry.batch * geometry.in_height;
     bilinear::ForRowRanges(
         context, rows, grads.NumElements() + images_grad->NumElements(),
-        cost_per_row, [&](int64_t begin_row, int64_t end_row) {
+        [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeGradRows(geometry, grads_data, begin_row, end_row,
                                    images_grad_data);
         });

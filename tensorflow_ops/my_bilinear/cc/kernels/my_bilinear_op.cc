@@ -20,10 +20,6 @@ using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
 using ::tensorflow::register_kernel::Name;
 
-// Rough cycles per output element (four loads, three lerps, a store), which is
-// what Shard needs to decide how finely to split the rows.
-constexpr int64_t kCyclesPerOutputElement = 12;
-
 // Images of type T resized into an output of type OutT (see the op's out_type).
 template <typename T, typename OutT>
 class MyBilinearOp : public BilinearOpKernel {
@@ -42,10 +38,8 @@ class MyBilinearOp : public BilinearOpKernel {
     const auto* input_data = bilinear::AsStorage(images.flat<T>().data());
     auto* output_data = bilinear::AsStorage(output->flat<OutT>().data());
     const int64_t rows = geometry.batch * geometry.out_height;
-    const int64_t row_size = geometry.out_width * geometry.channels;
     bilinear::ForRowRanges(
-        context, rows, output->NumElements(), row_size * kCyclesPerOutputElement,
-        [&](int64_t begin_row, int64_t end_row) {
+        context, rows, output->NumElements(), [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
                                output_data);
         });
