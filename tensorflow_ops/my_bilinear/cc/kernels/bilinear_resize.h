@@ -321,6 +321,18 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
         case 4:
           ResizeOneRow<4>(top, bottom, y.lerp, columns, width, 4, out);
           break;
+        case 8:
+          ResizeOneRow<8>(top, bottom, y.lerp, columns, width, 8, out);
+          break;
+        case 16:
+          ResizeOneRow<16>(top, bottom, y.lerp, columns, width, 16, out);
+          break;
+        case 32:
+          ResizeOneRow<32>(top, bottom, y.lerp, columns, width, 32, out);
+          break;
+        case 64:
+          ResizeOneRow<64>(top, bottom, y.lerp, columns, width, 64, out);
+          break;
         default:
           ResizeOneRow<0>(top, bottom, y.lerp, columns, width, g.channels, out);
       }
