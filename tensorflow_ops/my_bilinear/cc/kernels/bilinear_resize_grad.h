@@ -119,23 +119,45 @@ void ScatterTile(const S* source, int64_t source_stride, A weight,
   }
 }
 
+// total[i] (=, where kFirst, else +=) weight * values[i], for `count` values.
+template <bool kFirst, typename V, typename A>
+void AddWeightedValues(const V* __restrict__ values, int64_t count, A weight,
+                       A* __restrict__ total) {
+  for (int64_t i = 0; i < count; ++i) {
+    const A term = weight * static_cast<A>(values[i]);
+    total[i] = kFirst ? term : total[i] + term;
+  }
+}
+
+// AddWeightedValues of `count` contiguous values of T. Half and bfloat16 are
+// converted a block at a time in one vectorized pass (F16C for half), not one
+// value at a time in the sum; the conversion is exact, so the sums are the same.
+template <bool kFirst, typename T, typename A>
+void AddWeightedRun(const T* values, int64_t count, A weight, A* total) {
+  if constexpr (std::is_same<T, A>::value) {
+    AddWeightedValues<kFirst>(values, count, weight, total);
+  } else {
+    constexpr int64_t kBlock = 128;
+    A converted[kBlock];
+    for (int64_t i = 0; i < count; i += kBlock) {
+      const int64_t n = std::min(kBlock, count - i);
+      ConvertValues(values + i, n, converted);
+      AddWeightedValues<kFirst>(converted, n, weight, total + i);
+    }
+  }
+}
+
 // sum (=, where kFirst, else +=) weight * the tile of `width` columns of
 // `channels` values starting at `source`, whose columns are `stride` apart.
 template <bool kFirst, typename T, typename A>
-void AddWeightedTile(const T* __restrict__ source, int64_t stride, A weight,
-                     int64_t width, int64_t channels, A* __restrict__ sum) {
-  auto add = [weight](T value, A* total) {
-    const A term = weight * static_cast<A>(value);
-    *total = kFirst ? term : *total + term;
-  };
+void AddWeightedTile(const T* source, int64_t stride, A weight, int64_t width,
+                     int64_t channels, A* sum) {
   if (channels == stride) {  // the tile's values are contiguous
-    for (int64_t i = 0; i < width * channels; ++i) add(source[i], &sum[i]);
-    return;
+    return AddWeightedRun<kFirst>(source, width * channels, weight, sum);
   }
   for (int64_t x = 0; x < width; ++x) {
-    for (int64_t k = 0; k < channels; ++k) {
-      add(source[x * stride + k], &sum[x * channels + k]);
-    }
+    AddWeightedRun<kFirst>(source + x * stride, channels, weight,
+                           sum + x * channels);
   }
 }
 
@@ -271,8 +293,18 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
             return image_grads + y * out_row_size + x0 * c + c0;
           };
           if (last - first == 1) {
-            ScatterTile(source_row(first), c, RowWeight(row_sampler.At(first), in_y),
-                        columns, width, margin_pixel, channels, sums);
+            const A weight = RowWeight(row_sampler.At(first), in_y);
+            if constexpr (std::is_same<T, A>::value) {
+              ScatterTile(source_row(first), c, weight, columns, width,
+                          margin_pixel, channels, sums);
+            } else {
+              // Half and bfloat16 are converted first, in one pass (exactly:
+              // 1 * value is the value), then scattered as float.
+              AddWeightedTile</*kFirst=*/true>(source_row(first), c, A(1), width,
+                                               channels, vertical_sum);
+              ScatterTile(vertical_sum, channels, weight, columns, width,
+                          margin_pixel, channels, sums);
+            }
             continue;
           }
           // Several output rows read this row: their weighted sum first, in
