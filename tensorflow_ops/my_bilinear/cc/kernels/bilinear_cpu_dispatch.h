@@ -4,9 +4,10 @@
 // The library is built for baseline x86-64, so it loads on every machine that
 // runs TensorFlow. Where the CPU has AVX2, FMA and F16C, the math is run from
 // a function compiled for them (flatten inlines all of it there), which gives
-// 256-bit vectors and F16C half conversions. -ffp-contract=off
-// (from the build macros) keeps FMA out of the arithmetic, so both paths give
-// the same bits. RunOnBestCpuPath and the CPU check live in the TensorFlow-free
+// 256-bit vectors and F16C half conversions; kernels of half and bfloat16 run
+// from one compiled for AVX-512 where the CPU has it. -ffp-contract=off (from
+// the build macros) keeps FMA out of the arithmetic, so every path gives the
+// same bits. RunOnBestCpuPath and the CPU check live in the TensorFlow-free
 // bilinear_cpu_features.h, so that standalone tests run the math the same way.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 #include <utility>
 
 #include "tensorflow/core/framework/bfloat16.h"
@@ -68,17 +70,24 @@ constexpr int64_t kMinValuesToSplit = int64_t{1} << 18;
 constexpr int64_t kMinValuesPerChunk = int64_t{1} << 15;
 constexpr int64_t kChunksPerThread = 16;
 
-// Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path:
-// on the calling thread below kMinValuesToSplit values of work, else in
+// Whether T is half or bfloat16: kernels with such a type run on AVX-512
+// where the CPU has it (RunOnBestCpuPath says why).
+template <typename T>
+constexpr bool kIsSixteenBitFloat = std::is_same<T, Eigen::half>::value ||
+                                    std::is_same<T, tensorflow::bfloat16>::value;
+
+// Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path
+// (AVX-512 only with kAllowAvx512): on the calling thread below
+// kMinValuesToSplit values of work, else in
 // chunks claimed by the calling thread and up to (intra-op threads - 1)
 // threads of TensorFlow's pool (bilinear_row_chunks.h). TensorFlow's Shard
 // makes the caller wait for the pool's threads to wake and run fixed shares;
 // on 2 vCPUs that doubled the median time of some kernels.
-template <typename Work>
+template <bool kAllowAvx512 = false, typename Work>
 void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
                   int64_t work_values, const Work& work) {
   auto run = [&work](int64_t begin_row, int64_t end_row) {
-    RunOnBestCpuPath([&] { work(begin_row, end_row); });
+    RunOnBestCpuPath<kAllowAvx512>([&] { work(begin_row, end_row); });
   };
   if (work_values < kMinValuesToSplit) return run(0, rows);
   const auto& workers = *context->device()->tensorflow_cpu_worker_threads();

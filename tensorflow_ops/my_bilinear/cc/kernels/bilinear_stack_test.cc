@@ -41,7 +41,11 @@ template <typename T, typename OutT>
 void ResizeAll(const ResizeGeometry& g) {
   std::vector<T> images(g.batch * g.in_height * g.in_width * g.channels, T(1.0f));
   std::vector<OutT> output(g.batch * g.out_height * g.out_width * g.channels);
-  RunOnBestCpuPath([&] {
+  // Through each path the kernels may take (AVX-512 only where the CPU has it).
+  RunOnBestCpuPath</*kAllowAvx512=*/false>([&] {
+    ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
+  });
+  RunOnBestCpuPath</*kAllowAvx512=*/true>([&] {
     ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
   });
 }
@@ -50,7 +54,10 @@ template <typename T>
 void ResizeGradAll(const ResizeGeometry& g) {
   std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
   std::vector<T> images_grad(g.batch * g.in_height * g.in_width * g.channels);
-  RunOnBestCpuPath([&] {
+  RunOnBestCpuPath</*kAllowAvx512=*/false>([&] {
+    ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
+  });
+  RunOnBestCpuPath</*kAllowAvx512=*/true>([&] {
     ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
   });
 }

@@ -38,7 +38,7 @@ class MyBilinearGradOp : public BilinearOpKernel {
     const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());
     auto* images_grad_data = bilinear::AsStorage(images_grad->flat<T>().data());
     const int64_t rows = geometry.batch * geometry.in_height;
-    bilinear::ForRowRanges(
+    bilinear::ForRowRanges<bilinear::kIsSixteenBitFloat<T>>(
         context, rows, grads.NumElements() + images_grad->NumElements(),
         [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeGradRows(geometry, grads_data, begin_row, end_row,

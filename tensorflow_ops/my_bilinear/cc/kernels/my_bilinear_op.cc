@@ -38,7 +38,9 @@ class MyBilinearOp : public BilinearOpKernel {
     const auto* input_data = bilinear::AsStorage(images.flat<T>().data());
     auto* output_data = bilinear::AsStorage(output->flat<OutT>().data());
     const int64_t rows = geometry.batch * geometry.out_height;
-    bilinear::ForRowRanges(
+    constexpr bool kSixteenBit = bilinear::kIsSixteenBitFloat<T> ||
+                                 bilinear::kIsSixteenBitFloat<OutT>;
+    bilinear::ForRowRanges<kSixteenBit>(
         context, rows, output->NumElements(), [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
                                output_data);
