@@ -4,6 +4,7 @@ by my_bilinear_cpu_paths_test.py with TENSORFLOW_OPS_CPU_PATH set, because the
 CPU path is chosen once per process."""
 
 import hashlib
+import json
 from typing import List, Tuple
 
 import numpy as np
@@ -51,4 +52,4 @@ def results_digest() -> str:
 
 
 if __name__ == "__main__":
-    print(results_digest())
+    print(json.dumps({"digest": results_digest()}))

@@ -4,6 +4,7 @@ because TensorFlow fixes its thread count once per process."""
 
 import argparse
 import hashlib
+import json
 
 import numpy as np
 import tensorflow as tf
@@ -38,7 +39,7 @@ def main() -> None:
     args = parser.parse_args()
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(1)
-    print(gradient_digest())
+    print(json.dumps({"digest": gradient_digest()}))
 
 
 if __name__ == "__main__":

@@ -2,29 +2,20 @@
 widest this machine has (AVX-512 for half and bfloat16 where it exists), over
 geometries that run the vector loops and their tails, in every dtype."""
 
-import os
-import subprocess
-import sys
 from typing import Optional
 
 import tensorflow as tf
 
+from tensorflow_ops import fresh_process
 from tensorflow_ops import test_util
 from tensorflow_ops.my_bilinear.python import cpu_path_probe
 
 
 def _digest_on_path(path: Optional[str]) -> str:
     """The probe's digest in a child process; `path` narrows the CPU path."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path),
-               TF_CPP_MIN_LOG_LEVEL="2")
-    env.pop("TENSORFLOW_OPS_CPU_PATH", None)
-    if path is not None:
-        env["TENSORFLOW_OPS_CPU_PATH"] = path
-    result = subprocess.run([sys.executable, "-m", cpu_path_probe.__name__],
-                            env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise AssertionError(f"probe on path {path} failed:\n{result.stderr}")
-    return result.stdout.strip().splitlines()[-1]
+    result = fresh_process.run_module(
+        cpu_path_probe.__name__, [], env_changes={"TENSORFLOW_OPS_CPU_PATH": path})
+    return result["digest"]
 
 
 class MyBilinearCpuPathsTest(test_util.TestCase):

@@ -1,27 +1,19 @@
 """MyBilinearGrad is bitwise deterministic: across runs and across thread counts."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import tensorflow as tf
 
+from tensorflow_ops import fresh_process
 from tensorflow_ops import test_util
 from tensorflow_ops.my_bilinear import my_bilinear
 from tensorflow_ops.my_bilinear.python import grad_determinism_probe
 
 
 def _digest_with_threads(threads: int) -> str:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path),
-               TF_CPP_MIN_LOG_LEVEL="2")
-    result = subprocess.run(
-        [sys.executable, "-m", grad_determinism_probe.__name__,
-         "--threads", str(threads)],
-        env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise AssertionError(f"probe with {threads} threads failed:\n{result.stderr}")
-    return result.stdout.strip().splitlines()[-1]
+    """The probe's digest in a child process with `threads` intra-op threads."""
+    result = fresh_process.run_module(grad_determinism_probe.__name__,
+                                      ["--threads", str(threads)])
+    return result["digest"]
 
 
 class MyBilinearDeterminismTest(test_util.TestCase):
