@@ -22,6 +22,31 @@ namespace bilinear {
 // every row of the range before the next block is computed.
 constexpr int64_t kColumnBlock = 512;
 
+// Calls fn(std::integral_constant<int, N>()) where `channels` is N, one of
+// the counts whose channel loops are unrolled (common image and feature-map
+// depths), else fn(std::integral_constant<int, 0>()): a count read at run time.
+template <typename Fn>
+void WithUnrolledChannels(int64_t channels, const Fn& fn) {
+  switch (channels) {
+    case 1:
+      return fn(std::integral_constant<int, 1>());
+    case 3:
+      return fn(std::integral_constant<int, 3>());
+    case 4:
+      return fn(std::integral_constant<int, 4>());
+    case 8:
+      return fn(std::integral_constant<int, 8>());
+    case 16:
+      return fn(std::integral_constant<int, 16>());
+    case 32:
+      return fn(std::integral_constant<int, 32>());
+    case 64:
+      return fn(std::integral_constant<int, 64>());
+    default:
+      return fn(std::integral_constant<int, 0>());
+  }
+}
+
 // One row of `width` output pixels. kChannels > 0 fixes the channel count at
 // compile time so the innermost loop unrolls; 0 reads it from `channels`.
 // Integer images are read directly and converted per value.
@@ -306,36 +331,17 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
       const T* top = image + y.lower * in_row_size;
       const T* bottom = image + y.upper * in_row_size;
       OutT* out = output + row * out_row_size + x0 * g.channels;
-      switch (g.channels) {
-        case 1:
-          ResizeOneRow<1>(top, bottom, y.lerp, columns, width, 1, out);
-          break;
-        case 3:
-          if constexpr (kFourLanes) {
-            ResizeThreeChannelFloatRow(top, bottom, y.lerp, columns, width,
-                                       four_lane_columns, out);
-          } else {
-            ResizeOneRow<3>(top, bottom, y.lerp, columns, width, 3, out);
-          }
-          break;
-        case 4:
-          ResizeOneRow<4>(top, bottom, y.lerp, columns, width, 4, out);
-          break;
-        case 8:
-          ResizeOneRow<8>(top, bottom, y.lerp, columns, width, 8, out);
-          break;
-        case 16:
-          ResizeOneRow<16>(top, bottom, y.lerp, columns, width, 16, out);
-          break;
-        case 32:
-          ResizeOneRow<32>(top, bottom, y.lerp, columns, width, 32, out);
-          break;
-        case 64:
-          ResizeOneRow<64>(top, bottom, y.lerp, columns, width, 64, out);
-          break;
-        default:
-          ResizeOneRow<0>(top, bottom, y.lerp, columns, width, g.channels, out);
+      if constexpr (kFourLanes) {
+        if (g.channels == 3) {
+          ResizeThreeChannelFloatRow(top, bottom, y.lerp, columns, width,
+                                     four_lane_columns, out);
+          continue;
+        }
       }
+      WithUnrolledChannels(g.channels, [&](auto fixed_channels) {
+        ResizeOneRow<decltype(fixed_channels)::value>(
+            top, bottom, y.lerp, columns, width, g.channels, out);
+      });
     }
   }
 }
