@@ -48,9 +48,13 @@ class RowChunkCounters {
   // Waits until every chunk has been run (all are claimed by then, so only
   // chunks in progress on other threads remain).
   void WaitForAllChunks() const {
-    for (int spins = 0;
-         chunks_done_.load(std::memory_order_acquire) < chunk_count_; ++spins) {
-      if (spins >= kSpinsBeforeYield) std::this_thread::yield();
+    int spins = 0;  // stops counting at kSpinsBeforeYield: no overflow
+    while (chunks_done_.load(std::memory_order_acquire) < chunk_count_) {
+      if (spins < kSpinsBeforeYield) {
+        ++spins;
+      } else {
+        std::this_thread::yield();
+      }
     }
   }
 
