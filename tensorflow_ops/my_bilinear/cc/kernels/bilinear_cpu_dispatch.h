@@ -22,6 +22,7 @@
 #include "tensorflow/core/framework/numeric_types.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/platform/threadpool.h"
+#include "tensorflow/core/util/work_sharder.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_row_chunks.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
@@ -91,9 +92,13 @@ void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
   };
   if (work_values < kMinValuesToSplit) return run(0, rows);
   const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
+  // Within TensorFlow's per-thread limit, as Shard would be (tf.data's
+  // max_intra_op_parallelism sets it).
+  const int threads =
+      std::min(workers.num_threads, tensorflow::GetPerThreadMaxParallelism());
   const int64_t chunks = std::min(work_values / kMinValuesPerChunk,
-                                  kChunksPerThread * workers.num_threads);
-  RunRowChunks(rows, chunks, workers.num_threads - 1, run,
+                                  kChunksPerThread * threads);
+  RunRowChunks(rows, chunks, threads - 1, run,
                [&workers](std::function<void()> closure) {
                  workers.workers->Schedule(std::move(closure));
                });

@@ -101,15 +101,26 @@ void RunRowChunks(int64_t rows, int64_t chunk_count, int helper_count,
   auto* counters = new (std::nothrow)
       RowChunkCounters(rows, chunk_count, helpers + 1, run_rows, &work);
   if (counters == nullptr) return work(int64_t{0}, rows);
-  for (int i = 0; i < helpers; ++i) {
+  // Runs the chunks left, waits for those in progress and drops the
+  // references of the caller and of helpers never scheduled: at the end, and
+  // also if `schedule` throws, so that no helper runs `work` after this frame
+  // is gone.
+  struct Finish {
+    RowChunkCounters* counters;
+    int unscheduled;
+    ~Finish() {
+      counters->RunUnclaimedChunks();
+      counters->WaitForAllChunks();
+      for (int i = 0; i <= unscheduled; ++i) counters->Release();
+    }
+  } finish{counters, helpers};
+  for (; finish.unscheduled > 0; --finish.unscheduled) {
     schedule([counters] {
       counters->RunUnclaimedChunks();
       counters->Release();
     });
   }
-  counters->RunUnclaimedChunks();
-  counters->WaitForAllChunks();
-  counters->Release();
+  // ~Finish: the calling thread runs chunks until none is left, and waits.
 }
 
 }  // namespace bilinear

@@ -1,13 +1,15 @@
 // RunRowChunks on real threads: every row is run exactly once, before the
-// call returns, however the helpers are scheduled: at once, inline, or late
-// (after the call returned); and the chunk bounds neither overflow nor
+// call returns, however the helpers are scheduled: at once, inline, late
+// (after the call returned), or not at all when scheduling throws; and the chunk bounds neither overflow nor
 // skip rows. Run under --config=asan to catch a helper touching freed memory.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -29,7 +31,7 @@ void Expect(bool condition, const char* what, int64_t rows, int64_t chunks,
 }
 
 // How the helpers' closures are run.
-enum class Start { kAtOnce, kAfterReturn, kInline };
+enum class Start { kAtOnce, kAfterReturn, kInline, kThrowsAfterOne };
 
 // Runs RunRowChunks over `rows` and checks that every row was run once, all
 // of them before it returned. With `slow`, helpers' chunks take 20 ms, and
@@ -70,10 +72,24 @@ void CheckRows(int64_t rows, int64_t chunks, int helpers, Start start,
       case Start::kInline:
         closure();
         break;
+      case Start::kThrowsAfterOne:
+        // As a pool that runs out of memory after one helper.
+        if (!threads.empty()) throw std::bad_alloc();
+        threads.emplace_back(std::move(closure));
+        break;
     }
   };
-  RunRowChunks(rows, chunks, helpers, work, schedule);
+  bool threw = false;
+  try {
+    RunRowChunks(rows, chunks, helpers, work, schedule);
+  } catch (const std::bad_alloc&) {
+    threw = true;
+  }
   returned = true;
+  const bool expect_throw = start == Start::kThrowsAfterOne &&
+                            std::min<int64_t>(helpers, std::min(chunks, rows) - 1) > 1;
+  Expect(threw == expect_throw, "the scheduler's exception not passed on", rows,
+         chunks, helpers);
   bool each_once = true;
   for (const auto& count : runs) each_once = each_once && count == 1;
   Expect(each_once, "a row not run exactly once before the call returned",
@@ -106,7 +122,8 @@ int main() {
   using tensorflow_ops::bilinear::CheckChunkBounds;
   using tensorflow_ops::bilinear::CheckRows;
   using tensorflow_ops::bilinear::Start;
-  for (Start start : {Start::kAtOnce, Start::kAfterReturn, Start::kInline}) {
+  for (Start start : {Start::kAtOnce, Start::kAfterReturn, Start::kInline,
+                      Start::kThrowsAfterOne}) {
     for (int64_t rows : {1, 2, 3, 17, 1000}) {
       for (int64_t chunks : {1, 2, 5, 64, 5000}) {
         for (int helpers : {0, 1, 3}) {
