@@ -174,7 +174,7 @@ void CheckWideRows() {
   std::mt19937 rng(20261201);
   const int64_t shapes[][5] = {
       // in_h, in_w, out_h, out_w, channels
-      {3, 3000, 4, 2000, 5},  // two gradient tiles; forward blocks of 512
+      {3, 3000, 4, 2000, 5},  // two gradient tiles, two forward column blocks
       {2, 300, 3, 1000, 64},  // gradient tiles narrowed by their columns
       {2, 2, 3, 5000, 8},     // gradient: several column blocks per pixel
       {2, 5000, 5, 3, 2},     // forward: a block reads past the buffer

@@ -270,8 +270,8 @@ void CheckLargeTiles() {
   std::mt19937 rng(11);
   const int64_t shapes[][5] = {
       // in_h, in_w, out_h, out_w, channels
-      {3, 600, 5, 1100, 1},   // three column blocks, widening
-      {4, 1300, 2, 700, 3},   // two blocks, narrowing, 4 lanes across blocks
+      {3, 1200, 5, 2200, 1},  // three column blocks, widening
+      {4, 2600, 2, 1400, 3},  // two blocks, narrowing, 4 lanes across blocks
       {3, 900, 4, 2500, 1},   // two gradient column blocks
       {5, 300, 3, 290, 17},   // 120-column tiles
       {2, 3, 3, 2, 8300},     // channels past one tile
