@@ -21,6 +21,7 @@
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_kernels.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
@@ -79,12 +80,10 @@ void LaunchResizeGrad(const ResizeGeometry& g, const T* grads, T* images_grad) {
   Check(cudaGetLastError(), "ResizeGradKernel launch");
 }
 
+// Values in [-100, 100).
 template <typename T>
 std::vector<T> Random(int64_t size, std::mt19937* rng) {
-  std::uniform_real_distribution<double> uniform(-100, 100);
-  std::vector<T> values(size);
-  for (T& v : values) v = static_cast<T>(uniform(*rng));
-  return values;
+  return RandomValues<T>(size, -100, 100, rng);
 }
 
 // Elements that differ in bits from the CPU result.
@@ -134,32 +133,15 @@ bool CheckMatrix() {
   Tally tallies[] = {{"forward float->float"}, {"forward double->double"},
                      {"forward uint8->float"}, {"gradient float"},
                      {"gradient double"}};
-  const int64_t sizes[] = {1, 2, 3, 5, 8, 13};
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
-  for (const auto& attr : attrs)
-    for (int64_t in_h : sizes)
-      for (int64_t out_h : sizes)
-        for (int64_t in_w : {1, 4, 7})
-          for (int64_t out_w : {1, 4, 10})
-            for (int64_t channels : {1, 3, 4, 17}) {
-              ResizeGeometry g;
-              g.batch = 2;
-              g.in_height = in_h;
-              g.in_width = in_w;
-              g.out_height = out_h;
-              g.out_width = out_w;
-              g.channels = channels;
-              g.align_corners = attr[0];
-              g.half_pixel_centers = attr[1];
-              CheckForward<float, float>(g, Random<float>(InputSize(g), &rng), &tallies[0]);
-              CheckForward<double, double>(g, Random<double>(InputSize(g), &rng),
-                                           &tallies[1]);
-              std::vector<uint8_t> bytes(InputSize(g));
-              for (uint8_t& v : bytes) v = static_cast<uint8_t>(rng());
-              CheckForward<uint8_t, float>(g, bytes, &tallies[2]);
-              CheckGradient<float>(g, Random<float>(OutputSize(g), &rng), &tallies[3]);
-              CheckGradient<double>(g, Random<double>(OutputSize(g), &rng), &tallies[4]);
-            }
+  ForEachSmallGeometry({1, 4, 10}, {1, 3, 4, 17}, [&](const ResizeGeometry& g) {
+    CheckForward<float, float>(g, Random<float>(InputSize(g), &rng), &tallies[0]);
+    CheckForward<double, double>(g, Random<double>(InputSize(g), &rng), &tallies[1]);
+    std::vector<uint8_t> bytes(InputSize(g));
+    for (uint8_t& v : bytes) v = static_cast<uint8_t>(rng());
+    CheckForward<uint8_t, float>(g, bytes, &tallies[2]);
+    CheckGradient<float>(g, Random<float>(OutputSize(g), &rng), &tallies[3]);
+    CheckGradient<double>(g, Random<double>(OutputSize(g), &rng), &tallies[4]);
+  });
   std::printf("%-24s %8s %12s %12s\n", "correctness", "cases", "elements",
               "mismatches");
   bool ok = true;

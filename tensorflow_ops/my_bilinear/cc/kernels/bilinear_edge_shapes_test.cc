@@ -19,6 +19,7 @@
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -97,24 +98,15 @@ void CheckGradient(const ResizeGeometry& g) {
 
 void CheckShape(int64_t batch, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                 int64_t channels) {
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
-  for (const auto& attr : attrs) {
-    ResizeGeometry g;
-    g.batch = batch;
-    g.in_height = in_h;
-    g.in_width = in_w;
-    g.out_height = out_h;
-    g.out_width = out_w;
-    g.channels = channels;
-    g.align_corners = attr[0];
-    g.half_pixel_centers = attr[1];
-    CheckForward<float, float>(g);
-    CheckForward<double, double>(g);
-    CheckForward<uint8_t, float>(g);
-    CheckForward<int64_t, double>(g);
-    CheckGradient<float>(g);
-    CheckGradient<double>(g);
-  }
+  ForEachAttrMode(batch, in_h, in_w, out_h, out_w, channels,
+                  [](const ResizeGeometry& g) {
+                    CheckForward<float, float>(g);
+                    CheckForward<double, double>(g);
+                    CheckForward<uint8_t, float>(g);
+                    CheckForward<int64_t, double>(g);
+                    CheckGradient<float>(g);
+                    CheckGradient<double>(g);
+                  });
 }
 
 void CheckAll() {
@@ -146,10 +138,5 @@ void CheckAll() {
 
 int main() {
   tensorflow_ops::bilinear::CheckAll();
-  if (tensorflow_ops::bilinear::failures > 0) {
-    std::printf("%d failures\n", tensorflow_ops::bilinear::failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
 }

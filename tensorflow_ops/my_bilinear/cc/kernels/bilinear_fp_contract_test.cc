@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 #ifndef __FMA__
@@ -87,20 +88,10 @@ int Run() {
   const int64_t sizes[][4] = {{5, 7, 9, 4},   {8, 8, 3, 5},   {3, 4, 11, 13},
                               {13, 9, 6, 10}, {2, 17, 7, 3},  {10, 10, 21, 19},
                               {1, 6, 4, 9},   {33, 30, 32, 29}, {4, 4, 7, 7}};
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
   int geometries = 0, differing = 0;
   for (const auto& s : sizes)
-    for (const auto& attr : attrs)
-      for (const int64_t channels : {1, 3, 4}) {
-        ResizeGeometry g;
-        g.batch = 1;
-        g.in_height = s[0];
-        g.in_width = s[1];
-        g.out_height = s[2];
-        g.out_width = s[3];
-        g.channels = channels;
-        g.align_corners = attr[0];
-        g.half_pixel_centers = attr[1];
+    for (const int64_t channels : {1, 3, 4}) {
+      ForEachAttrMode(1, s[0], s[1], s[2], s[3], channels, [&](const ResizeGeometry& g) {
         std::vector<float> x(g.in_height * g.in_width * channels);
         for (float& v : x) v = uniform(rng);
         std::vector<float> resized(g.out_height * g.out_width * channels);
@@ -112,9 +103,11 @@ int Run() {
           ++differing;
           std::printf("FAIL: in %lldx%lld out %lldx%lld c=%lld ac=%d hp=%d differs\n",
                       (long long)s[0], (long long)s[1], (long long)s[2],
-                      (long long)s[3], (long long)channels, attr[0], attr[1]);
+                      (long long)s[3], (long long)channels, g.align_corners,
+                      g.half_pixel_centers);
         }
-      }
+      });
+    }
   std::printf("%d of %d geometries differ from the reference\n", differing, geometries);
   return differing == 0 ? 0 : 1;
 }

@@ -24,6 +24,7 @@
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -79,14 +80,6 @@ std::vector<T> Guarded(const std::vector<T>& values) {
   return guarded;
 }
 
-template <typename T>
-std::vector<T> Random(int64_t size, std::mt19937* rng) {
-  std::uniform_real_distribution<double> uniform(-100, 100);
-  std::vector<T> values(size);
-  for (T& v : values) v = static_cast<T>(uniform(*rng));
-  return values;
-}
-
 int64_t InputSize(const ResizeGeometry& g) {
   return g.batch * g.in_height * g.in_width * g.channels;
 }
@@ -135,15 +128,18 @@ void CheckGeometry(const ResizeGeometry& g, std::mt19937* rng) {
   for (const bool strided : {false, true}) {
     const LaunchGrid forward = strided ? small_grid : GridFor(OutputSize(g));
     const LaunchGrid backward = strided ? small_grid : GridFor(InputSize(g));
-    const std::vector<float> images = Random<float>(InputSize(g), rng);
-    CheckForward<float, float>(g, forward, images);
-    CheckForward<double, double>(g, forward, Random<double>(InputSize(g), rng));
-    CheckForward<double, float>(g, forward, Random<double>(InputSize(g), rng));
+    // Values in [-100, 100).
+    auto random = [rng](auto zero, int64_t size) {
+      return RandomValues<decltype(zero)>(size, -100, 100, rng);
+    };
+    CheckForward<float, float>(g, forward, random(0.0f, InputSize(g)));
+    CheckForward<double, double>(g, forward, random(0.0, InputSize(g)));
+    CheckForward<double, float>(g, forward, random(0.0, InputSize(g)));
     std::vector<uint8_t> bytes(InputSize(g));
     for (uint8_t& v : bytes) v = static_cast<uint8_t>((*rng)());
     CheckForward<uint8_t, float>(g, forward, bytes);
-    CheckGradient<float>(g, backward, Random<float>(OutputSize(g), rng));
-    CheckGradient<double>(g, backward, Random<double>(OutputSize(g), rng));
+    CheckGradient<float>(g, backward, random(0.0f, OutputSize(g)));
+    CheckGradient<double>(g, backward, random(0.0, OutputSize(g)));
   }
 }
 
@@ -151,7 +147,8 @@ void CheckGeometry(const ResizeGeometry& g, std::mt19937* rng) {
 // the element function evaluated at each index on the host.
 template <typename T, typename OutT>
 void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
-  const std::vector<float> values = Random<float>(InputSize(g), rng);
+  const std::vector<float> values =
+      RandomValues<float>(InputSize(g), -100, 100, rng);
   std::vector<T> images(values.size());
   for (size_t i = 0; i < values.size(); ++i) images[i] = static_cast<T>(values[i]);
   std::vector<OutT> want(OutputSize(g)), got(OutputSize(g));
@@ -181,24 +178,15 @@ void CheckWideRows() {
       {3, 40, 7, 700, 9},     // forward: 16-bit images over two blocks
       {2, 2, 3, 2, 5000},     // channels past one row buffer
   };
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
-  for (const auto& s : shapes)
-    for (const auto& attr : attrs) {
-      ResizeGeometry g;
-      g.batch = 1;
-      g.in_height = s[0];
-      g.in_width = s[1];
-      g.out_height = s[2];
-      g.out_width = s[3];
-      g.channels = s[4];
-      g.align_corners = attr[0];
-      g.half_pixel_centers = attr[1];
+  for (const auto& s : shapes) {
+    ForEachAttrMode(1, s[0], s[1], s[2], s[3], s[4], [&](const ResizeGeometry& g) {
       CheckGeometry(g, &rng);
       CheckForwardElements<Float16, Float16>(g, &rng);
       CheckForwardElements<Float16, float>(g, &rng);
       CheckForwardElements<Bfloat16, Bfloat16>(g, &rng);
       CheckForwardElements<uint8_t, Float16>(g, &rng);
-    }
+    });
+  }
 }
 
 // The grid stays within CUDA's limits (an int of blocks) for any element
@@ -219,28 +207,9 @@ void CheckGridLimits() {
 
 void CheckAll() {
   std::mt19937 rng(20261130);
-  const int64_t sizes[] = {1, 2, 3, 5, 8, 13};
-  const int64_t channel_counts[] = {1, 3, 4, 17};
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
-  int64_t geometries = 0;
-  for (const auto& attr : attrs)
-    for (int64_t in_h : sizes)
-      for (int64_t out_h : sizes)
-        for (int64_t in_w : {int64_t{1}, int64_t{4}, int64_t{7}})
-          for (int64_t out_w : {int64_t{1}, int64_t{4}, int64_t{10}})
-            for (int64_t channels : channel_counts) {
-              ResizeGeometry g;
-              g.batch = 2;
-              g.in_height = in_h;
-              g.in_width = in_w;
-              g.out_height = out_h;
-              g.out_width = out_w;
-              g.channels = channels;
-              g.align_corners = attr[0];
-              g.half_pixel_centers = attr[1];
-              CheckGeometry(g, &rng);
-              ++geometries;
-            }
+  const int64_t geometries = ForEachSmallGeometry(
+      {1, 4, 10}, {1, 3, 4, 17},
+      [&](const ResizeGeometry& g) { CheckGeometry(g, &rng); });
   std::printf("checked %lld geometries on two launch grids each\n",
               static_cast<long long>(geometries));
   CheckWideRows();
@@ -253,10 +222,5 @@ void CheckAll() {
 
 int main() {
   tensorflow_ops::bilinear::CheckAll();
-  if (tensorflow_ops::bilinear::failures > 0) {
-    std::printf("%d failures\n", tensorflow_ops::bilinear::failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
 }

@@ -19,6 +19,7 @@
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -144,14 +145,6 @@ std::vector<T> RunResizeGrad(const ResizeGeometry& g, const std::vector<T>& grad
 }
 
 template <typename T>
-std::vector<T> Random(int64_t size, std::mt19937* rng) {
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  std::vector<T> values(size);
-  for (T& v : values) v = static_cast<T>(uniform(*rng));
-  return values;
-}
-
-template <typename T>
 double MaxAbsDiff(const std::vector<T>& a, const std::vector<double>& b) {
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -163,9 +156,10 @@ double MaxAbsDiff(const std::vector<T>& a, const std::vector<double>& b) {
 
 template <typename T>
 void CheckGeometry(const ResizeGeometry& g, double tolerance, std::mt19937* rng) {
-  const std::vector<T> x = Random<T>(g.batch * g.in_height * g.in_width * g.channels, rng);
+  const std::vector<T> x =
+      RandomValues<T>(g.batch * g.in_height * g.in_width * g.channels, -1, 1, rng);
   const std::vector<T> grads =
-      Random<T>(g.batch * g.out_height * g.out_width * g.channels, rng);
+      RandomValues<T>(g.batch * g.out_height * g.out_width * g.channels, -1, 1, rng);
 
   const std::vector<T> resized = RunResize(g, x, false);
   const std::vector<double> x64(x.begin(), x.end());
@@ -220,15 +214,7 @@ void CheckIdentityIsExact() {
   const float denormal = std::numeric_limits<float>::denorm_min();
   const std::vector<float> values = {INFINITY, -0.0f, denormal, 1.0f,
                                      -INFINITY, 3.5f};
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
-  for (const auto& attr : attrs) {
-    ResizeGeometry g;
-    g.batch = 1;
-    g.in_height = g.out_height = 2;
-    g.in_width = g.out_width = 3;
-    g.channels = 1;
-    g.align_corners = attr[0];
-    g.half_pixel_centers = attr[1];
+  ForEachAttrMode(1, 2, 3, 2, 3, 1, [&](const ResizeGeometry& g) {
     for (const bool gradient : {false, true}) {
       const std::vector<float> result = gradient ? RunResizeGrad(g, values, false)
                                                  : RunResize(g, values, false);
@@ -237,7 +223,7 @@ void CheckIdentityIsExact() {
              0);
       }
     }
-  }
+  });
 }
 
 // Integer images are read directly into a float result, equal to resizing
@@ -245,15 +231,8 @@ void CheckIdentityIsExact() {
 void CheckIntegerImages() {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> byte(0, 255);
-  ResizeGeometry g;
-  g.batch = 2;
-  g.in_height = 5;
-  g.in_width = 7;
-  g.out_height = 9;
-  g.out_width = 4;
-  g.channels = 3;
-  g.align_corners = false;
-  g.half_pixel_centers = true;
+  const ResizeGeometry g{2, 5, 7, 9, 4, 3, /*align_corners=*/false,
+                         /*half_pixel_centers=*/true};
   const int64_t in_size = g.batch * g.in_height * g.in_width * g.channels;
   const int64_t out_size = g.batch * g.out_height * g.out_width * g.channels;
   std::vector<uint8_t> bytes(in_size);
@@ -280,50 +259,23 @@ void CheckLargeTiles() {
       {2, 300, 3, 1000, 64},  // gradient tiles narrowed by their columns
       {2, 2, 3, 5000, 8},     // several gradient column blocks per pixel
   };
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
-  for (const auto& s : shapes)
-    for (const auto& attr : attrs) {
-      ResizeGeometry g;
-      g.batch = 1;
-      g.in_height = s[0];
-      g.in_width = s[1];
-      g.out_height = s[2];
-      g.out_width = s[3];
-      g.channels = s[4];
-      g.align_corners = attr[0];
-      g.half_pixel_centers = attr[1];
+  for (const auto& s : shapes) {
+    ForEachAttrMode(1, s[0], s[1], s[2], s[3], s[4], [&](const ResizeGeometry& g) {
       CheckGeometry<double>(g, 1e-12, &rng);
       // float coordinates are off by up to about size * 2^-24 pixels.
       const double size = std::max({g.in_height, g.in_width, g.out_height, g.out_width});
       CheckGeometry<float>(g, 2e-5 + 4e-7 * size, &rng);
-    }
+    });
+  }
 }
 
 void CheckAll() {
   std::mt19937 rng(20261129);
-  const int64_t sizes[] = {1, 2, 3, 5, 8, 13};
-  const int64_t channel_counts[] = {1, 2, 3, 4, 5};
-  const bool attrs[][2] = {{true, false}, {false, false}, {false, true}};
-  int64_t geometries = 0;
-  for (const auto& attr : attrs)
-    for (int64_t in_h : sizes)
-      for (int64_t out_h : sizes)
-        for (int64_t in_w : {int64_t{1}, int64_t{4}, int64_t{7}})
-          for (int64_t out_w : {int64_t{1}, int64_t{3}, int64_t{10}})
-            for (int64_t channels : channel_counts) {
-              ResizeGeometry g;
-              g.batch = 2;
-              g.in_height = in_h;
-              g.in_width = in_w;
-              g.out_height = out_h;
-              g.out_width = out_w;
-              g.channels = channels;
-              g.align_corners = attr[0];
-              g.half_pixel_centers = attr[1];
-              CheckGeometry<double>(g, 1e-12, &rng);
-              CheckGeometry<float>(g, 2e-5, &rng);
-              ++geometries;
-            }
+  const int64_t geometries = ForEachSmallGeometry(
+      {1, 3, 10}, {1, 2, 3, 4, 5}, [&](const ResizeGeometry& g) {
+        CheckGeometry<double>(g, 1e-12, &rng);
+        CheckGeometry<float>(g, 2e-5, &rng);
+      });
   std::printf("checked %lld geometries in float and double\n",
               static_cast<long long>(geometries));
   CheckIdentityIsExact();
@@ -337,10 +289,5 @@ void CheckAll() {
 
 int main() {
   tensorflow_ops::bilinear::CheckAll();
-  if (tensorflow_ops::bilinear::failures > 0) {
-    std::printf("%d failures\n", tensorflow_ops::bilinear::failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
 }

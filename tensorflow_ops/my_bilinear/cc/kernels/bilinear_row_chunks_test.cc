@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_row_chunks.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
@@ -139,7 +140,5 @@ int main() {
       if (chunks <= rows) CheckChunkBounds(rows, chunks);
     }
   }
-  if (tensorflow_ops::bilinear::failures > 0) return 1;
-  std::printf("PASS\n");
-  return 0;
+  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
 }

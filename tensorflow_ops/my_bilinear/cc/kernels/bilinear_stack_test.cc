@@ -25,16 +25,8 @@ constexpr size_t kStackBytes = 256 * 1024;
 
 ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                         int64_t channels) {
-  ResizeGeometry g;
-  g.batch = 2;
-  g.in_height = in_h;
-  g.in_width = in_w;
-  g.out_height = out_h;
-  g.out_width = out_w;
-  g.channels = channels;
-  g.align_corners = false;
-  g.half_pixel_centers = true;
-  return g;
+  return ResizeGeometry{2, in_h, in_w, out_h, out_w, channels,
+                        /*align_corners=*/false, /*half_pixel_centers=*/true};
 }
 
 template <typename T, typename OutT>
