@@ -1,8 +1,10 @@
-"""Prints a SHA-256 of MyBilinear and MyBilinearGrad results over geometries
-that run the kernels' vector loops and their tails. Run as a separate process
-by my_bilinear_cpu_paths_test.py with TENSORFLOW_OPS_CPU_PATH set, because the
-CPU path is chosen once per process."""
+"""Prints the CPU path the kernels took and a SHA-256 of MyBilinear and
+MyBilinearGrad results over geometries that run the kernels' vector loops and
+their tails. Run as a separate process by my_bilinear_cpu_paths_test.py with
+TENSORFLOW_OPS_CPU_PATH set, because the CPU path is chosen once per process."""
 
+import argparse
+import ctypes
 import hashlib
 import json
 from typing import List, Tuple
@@ -51,5 +53,29 @@ def results_digest() -> str:
     return digest.hexdigest()
 
 
+def kernel_cpu_path() -> int:
+    """The path the loaded library's kernels take (0 baseline, 1 AVX2, 2
+    AVX-512), from the library's exported TensorflowOpsMyBilinearCpuPath."""
+    from tensorflow_ops.my_bilinear import ops  # pylint: disable=g-import-not-at-top
+    del ops  # loaded for its side effect: the library is mapped
+    with open("/proc/self/maps", encoding="ascii") as maps:
+        paths = {line.split()[-1] for line in maps if line.rstrip().endswith(
+            "/my_bilinear_op.so")}
+    if len(paths) != 1:
+        raise RuntimeError(f"expected one my_bilinear_op.so mapped, found {paths}")
+    return ctypes.CDLL(paths.pop()).TensorflowOpsMyBilinearCpuPath()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--path-only", action="store_true",
+                        help="print the CPU path, not the digest")
+    args = parser.parse_args()
+    result = {"path": kernel_cpu_path()}
+    if not args.path_only:
+        result["digest"] = results_digest()
+    print(json.dumps(result))
+
+
 if __name__ == "__main__":
-    print(json.dumps({"digest": results_digest()}))
+    main()

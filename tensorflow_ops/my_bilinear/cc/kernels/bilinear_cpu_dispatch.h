@@ -7,7 +7,7 @@
 // 256-bit vectors and F16C half conversions; kernels of half and bfloat16 run
 // from one compiled for AVX-512 where the CPU has it. -ffp-contract=off (from
 // the build macros) keeps FMA out of the arithmetic, so every path gives the
-// same bits. RunOnBestCpuPath and the CPU check live in the TensorFlow-free
+// same bits (NaNs aside: their sign and payload may differ). RunOnBestCpuPath and the CPU check live in the TensorFlow-free
 // bilinear_cpu_features.h, so that standalone tests run the math the same way.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_

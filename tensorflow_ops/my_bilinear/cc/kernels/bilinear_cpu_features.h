@@ -5,15 +5,19 @@
 // kernels run the math from functions compiled for them (RunOnBestCpuPath,
 // below), and the 16-bit conversions use F16C; where it also has AVX-512, the
 // kernels of 16-bit types run from functions compiled for it. Results are the
-// same bits on every path. TENSORFLOW_OPS_CPU_PATH=baseline or =avx2 narrows
-// the path (the tests use it to check that claim).
+// same bits on every path, but for the sign and payload of NaNs.
+// TENSORFLOW_OPS_CPU_PATH=baseline or =avx2 (any case) narrows the path (the
+// tests use it to check that claim). Only GCC builds have the wider paths:
+// clang 14's flatten does not inline the math into the wrappers, so they would
+// run baseline code under a wider name.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_FEATURES_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_FEATURES_H_
 
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <strings.h>
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
@@ -23,11 +27,12 @@ namespace bilinear {
 // The instruction sets the math may be compiled for, narrowest first.
 enum class CpuPath { kBaseline, kAvx2, kAvx512 };
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define BILINEAR_HAS_AVX2_PATH 1
 
 // The widest path this CPU supports, narrowed by TENSORFLOW_OPS_CPU_PATH
-// (baseline or avx2) where it is set. Decided once per process.
+// (baseline or avx2, in any case; other values are ignored, with a warning).
+// Decided once per process.
 inline CpuPath WidestCpuPath() {
   static const CpuPath widest = [] {
     __builtin_cpu_init();
@@ -45,12 +50,15 @@ inline CpuPath WidestCpuPath() {
     CpuPath path = avx512 ? CpuPath::kAvx512
                           : (avx2 ? CpuPath::kAvx2 : CpuPath::kBaseline);
     const char* forced = std::getenv("TENSORFLOW_OPS_CPU_PATH");
-    if (forced != nullptr && std::strcmp(forced, "baseline") == 0) {
-      path = CpuPath::kBaseline;
-    } else if (forced != nullptr && std::strcmp(forced, "avx2") == 0 &&
-               path == CpuPath::kAvx512) {
-      path = CpuPath::kAvx2;
+    if (forced == nullptr || *forced == '\0') return path;
+    if (strcasecmp(forced, "baseline") == 0) return CpuPath::kBaseline;
+    if (strcasecmp(forced, "avx2") == 0) {
+      return path == CpuPath::kAvx512 ? CpuPath::kAvx2 : path;
     }
+    std::fprintf(stderr,
+                 "TENSORFLOW_OPS_CPU_PATH=%s is neither baseline nor avx2: "
+                 "ignored\n",
+                 forced);
     return path;
   }();
   return widest;
@@ -69,20 +77,13 @@ __attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn)
   fn();
 }
 
-// 512-bit vectors: GCC needs to be told to prefer them (clang does by default,
-// and does not know the option).
-#if defined(__clang__)
-#define BILINEAR_AVX512_TARGET "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"
-#else
-#define BILINEAR_AVX512_TARGET \
-  "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c,prefer-vector-width=512"
-#endif
+// 512-bit vectors: GCC vectorizes with 256 bits unless told to prefer them.
 template <typename Fn>
-__attribute__((target(BILINEAR_AVX512_TARGET), flatten)) void RunWithAvx512(
-    const Fn& fn) {
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c,"
+                      "prefer-vector-width=512"),
+               flatten)) void RunWithAvx512(const Fn& fn) {
   fn();
 }
-#undef BILINEAR_AVX512_TARGET
 
 template <typename Fn>
 __attribute__((flatten)) void RunBaseline(const Fn& fn) {

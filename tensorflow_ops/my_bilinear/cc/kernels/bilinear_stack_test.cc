@@ -2,7 +2,8 @@
 // geometries that use its biggest stack buffers.
 //
 // The kernels keep their row buffers and tiles on the stack instead of
-// allocating (about 60 KB for float, 95 KB for double). TensorFlow's threads
+// allocating (frames of up to about 77 KB forward and 96 KB for gradients,
+// measured in the built library). TensorFlow's threads
 // have the default 8 MB stack, but user code may call ops from threads with
 // small ones; a frame that outgrows 256 KB crashes this test (SIGSEGV). The
 // math is called as the kernels call it, through RunOnBestCpuPath.

@@ -7,6 +7,7 @@
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
@@ -78,3 +79,10 @@ TF_CALL_double(REGISTER_MY_BILINEAR_CPU_FOR_IMAGES);
 
 }  // namespace
 }  // namespace tensorflow_ops
+
+// The CPU path of this process's kernels, for diagnosis and tests (through
+// ctypes): 0 baseline x86-64, 1 AVX2/FMA/F16C, 2 AVX-512 for 16-bit types.
+extern "C" __attribute__((visibility("default"))) int
+TensorflowOpsMyBilinearCpuPath() {
+  return static_cast<int>(tensorflow_ops::bilinear::WidestCpuPath());
+}
