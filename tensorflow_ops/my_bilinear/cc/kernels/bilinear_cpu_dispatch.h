@@ -7,8 +7,9 @@
 // 256-bit vectors and F16C half conversions; kernels of half and bfloat16 run
 // from one compiled for AVX-512 where the CPU has it. -ffp-contract=off (from
 // the build macros) keeps FMA out of the arithmetic, so every path gives the
-// same bits (NaNs aside: their sign and payload may differ). RunOnBestCpuPath and the CPU check live in the TensorFlow-free
-// bilinear_cpu_features.h, so that standalone tests run the math the same way.
+// same bits (NaNs aside: their sign and payload may differ). RunOnBestCpuPath
+// and the CPU check live in the TensorFlow-free bilinear_cpu_features.h, so
+// that standalone tests run the math the same way.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_CPU_DISPATCH_H_
 
@@ -79,11 +80,11 @@ constexpr bool kIsSixteenBitFloat = std::is_same<T, Eigen::half>::value ||
 
 // Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path
 // (AVX-512 only with kAllowAvx512): on the calling thread below
-// kMinValuesToSplit values of work, else in
-// chunks claimed by the calling thread and up to (intra-op threads - 1)
-// threads of TensorFlow's pool (bilinear_row_chunks.h). TensorFlow's Shard
-// makes the caller wait for the pool's threads to wake and run fixed shares;
-// on 2 vCPUs that doubled the median time of some kernels.
+// kMinValuesToSplit values of work, else in chunks claimed by the calling
+// thread and up to (intra-op threads - 1) threads of TensorFlow's pool
+// (bilinear_row_chunks.h). TensorFlow's Shard makes the caller wait for the
+// pool's threads to wake and run fixed shares; on 2 vCPUs that doubled the
+// median time of some kernels.
 template <bool kAllowAvx512 = false, typename Work>
 void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
                   int64_t work_values, const Work& work) {
