@@ -30,15 +30,19 @@ ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w
                         /*align_corners=*/false, /*half_pixel_centers=*/true};
 }
 
+// Runs `math` through each path the kernels may take (AVX-512 only where the
+// CPU has it), as the kernels call it.
+template <typename Math>
+void OnEveryPath(const Math& math) {
+  RunOnBestCpuPath</*kAllowAvx512=*/false>(math);
+  RunOnBestCpuPath</*kAllowAvx512=*/true>(math);
+}
+
 template <typename T, typename OutT>
 void ResizeAll(const ResizeGeometry& g) {
   std::vector<T> images(g.batch * g.in_height * g.in_width * g.channels, T(1.0f));
   std::vector<OutT> output(g.batch * g.out_height * g.out_width * g.channels);
-  // Through each path the kernels may take (AVX-512 only where the CPU has it).
-  RunOnBestCpuPath</*kAllowAvx512=*/false>([&] {
-    ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
-  });
-  RunOnBestCpuPath</*kAllowAvx512=*/true>([&] {
+  OnEveryPath([&] {
     ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
   });
 }
@@ -47,10 +51,7 @@ template <typename T>
 void ResizeGradAll(const ResizeGeometry& g) {
   std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
   std::vector<T> images_grad(g.batch * g.in_height * g.in_width * g.channels);
-  RunOnBestCpuPath</*kAllowAvx512=*/false>([&] {
-    ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
-  });
-  RunOnBestCpuPath</*kAllowAvx512=*/true>([&] {
+  OnEveryPath([&] {
     ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
   });
 }
