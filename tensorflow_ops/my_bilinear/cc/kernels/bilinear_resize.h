@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -50,18 +51,39 @@ void WithUnrolledChannels(int64_t channels, const Fn& fn) {
   }
 }
 
-// One row of `width` output pixels. kChannels > 0 fixes the channel count at
-// compile time so the innermost loop unrolls; 0 reads it from `channels`.
-// Integer images are read directly and converted per value.
-template <int kChannels, typename T, typename OutT, typename A>
-void ResizeOneRow(const T* __restrict__ top, const T* __restrict__ bottom,
-                  A y_lerp, const AxisWeight<A>* __restrict__ columns,
-                  int64_t width, int64_t channels, OutT* __restrict__ out) {
+// Whether rows of kChannels-channel OutT pixels may be written with streaming
+// stores: float pixels of whole 16-byte units (see bilinear_streaming_stores.h).
+template <int kChannels, typename OutT>
+constexpr bool kStreamable = kHaveStreamingStores &&
+                             std::is_same<OutT, float>::value && kChannels > 0 &&
+                             kChannels % 4 == 0;
+
+// `kRows` (1 or 2) output rows of `width` pixels that read the same two
+// input rows, `top` and `bottom`, with vertical weights `y_lerps`: each pair
+// of horizontal blends serves every row of the group, so two rows that share
+// their input rows (most rows of an up-sampling) take two blends per value
+// instead of three, with the same expressions and bits. kChannels > 0 fixes
+// the channel count at compile time so the innermost loop unrolls; 0 reads it
+// from `channels`. Integer images are read directly and converted per value.
+// kStream writes each pixel with streaming stores (the rows must then be
+// 16-byte aligned; see kStreamable).
+template <int kChannels, int kRows, bool kStream = false, typename T,
+          typename OutT, typename A>
+void ResizeRowGroup(const T* __restrict__ top, const T* __restrict__ bottom,
+                    const A (&y_lerps)[2],
+                    const AxisWeight<A>* __restrict__ columns, int64_t width,
+                    int64_t channels, OutT* __restrict__ first_out,
+                    OutT* __restrict__ second_out) {
+  static_assert(kRows == 1 || kRows == 2, "one row or a pair");
+  static_assert(!kStream || kStreamable<kChannels, OutT>, "streamable pixels");
   const int64_t c_count = kChannels > 0 ? kChannels : channels;
   for (int64_t x = 0; x < width; ++x) {
     const int64_t left = columns[x].lower * c_count;
     const int64_t right = columns[x].upper * c_count;
     const A x_lerp = columns[x].lerp;
+    // With kStream, a pixel's values are gathered here, then stored.
+    A first_values[kStream ? kChannels : 1];
+    A second_values[kStream ? kChannels : 1];
     for (int64_t c = 0; c < c_count; ++c) {
       // TensorFlow's order of operations: horizontal first, then vertical.
       const A top_left = static_cast<A>(top[left + c]);
@@ -70,10 +92,40 @@ void ResizeOneRow(const T* __restrict__ top, const T* __restrict__ bottom,
       const A bottom_right = static_cast<A>(bottom[right + c]);
       const A top_value = top_left + (top_right - top_left) * x_lerp;
       const A bottom_value = bottom_left + (bottom_right - bottom_left) * x_lerp;
-      out[c] = static_cast<OutT>(top_value + (bottom_value - top_value) * y_lerp);
+      const A first = top_value + (bottom_value - top_value) * y_lerps[0];
+      if constexpr (kStream) {
+        first_values[c] = first;
+      } else {
+        first_out[c] = static_cast<OutT>(first);
+      }
+      if constexpr (kRows == 2) {
+        const A second = top_value + (bottom_value - top_value) * y_lerps[1];
+        if constexpr (kStream) {
+          second_values[c] = second;
+        } else {
+          second_out[c] = static_cast<OutT>(second);
+        }
+      }
     }
-    out += c_count;
+    if constexpr (kStream) {
+      for (int c = 0; c < kChannels; c += 4) {
+        StreamFourFloats(first_values + c, first_out + c);
+        if constexpr (kRows == 2) StreamFourFloats(second_values + c, second_out + c);
+      }
+    }
+    first_out += c_count;
+    if constexpr (kRows == 2) second_out += c_count;
   }
+}
+
+// One row of `width` output pixels (see ResizeRowGroup).
+template <int kChannels, typename T, typename OutT, typename A>
+void ResizeOneRow(const T* __restrict__ top, const T* __restrict__ bottom,
+                  A y_lerp, const AxisWeight<A>* __restrict__ columns,
+                  int64_t width, int64_t channels, OutT* __restrict__ out) {
+  const A y_lerps[2] = {y_lerp, y_lerp};
+  ResizeRowGroup<kChannels, 1>(top, bottom, y_lerps, columns, width, channels,
+                               out, static_cast<OutT*>(nullptr));
 }
 
 // One row of 3-channel float pixels, each handled as one 4-lane vector whose
@@ -291,10 +343,15 @@ bool ReusesColumnBlends(const ResizeGeometry& g) {
 // Writes output rows [begin_row, end_row), where row r is image r / out_height,
 // row r % out_height. `images` ([batch, in_height, in_width, channels] of T)
 // and `output` ([batch, out_height, out_width, channels] of OutT) are dense.
-// Values are computed in AccumulatorType<OutT>.
+// Values are computed in AccumulatorType<OutT>. With OutputStores::kStreaming
+// (see StoresForOutput), rows of float pixels of 4, 8, 16, 32 or 64 channels
+// computed directly are written with streaming stores when `output` is
+// 16-byte aligned; the row-reusing path's rows measured slower with them, and
+// keep the cache. Any choice gives the same bits.
 template <typename T, typename OutT>
 void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
-                int64_t end_row, OutT* output) {
+                int64_t end_row, OutT* output,
+                OutputStores stores = OutputStores::kCached) {
   if (IsIdentity(g)) return CopyRows(g, images, begin_row, end_row, output);
   if (ReusesColumnBlends<T, OutT>(g)) {
     return ResizeRowsReusingColumns(g, images, begin_row, end_row, output);
@@ -302,6 +359,8 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
   using A = AccumulatorType<OutT>;
   constexpr bool kFourLanes =
       std::is_same<T, float>::value && std::is_same<OutT, float>::value;
+  const bool stream = stores == OutputStores::kStreaming &&
+                      reinterpret_cast<uintptr_t>(output) % 16 == 0;
   const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
                                    g.half_pixel_centers);
   const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
@@ -322,31 +381,56 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
         ++four_lane_columns;
       }
     }
-    int64_t b = begin_row / g.out_height;
-    int64_t out_y = begin_row % g.out_height;
-    for (int64_t row = begin_row; row < end_row; ++row) {
+    for (int64_t row = begin_row; row < end_row;) {
+      const int64_t b = row / g.out_height;
+      const int64_t out_y = row % g.out_height;
       const AxisWeight<A> y = row_sampler.At(out_y);
       const T* image = images + b * g.in_height * in_row_size;
-      if (++out_y == g.out_height) {
-        out_y = 0;
-        ++b;
-      }
       const T* top = image + y.lower * in_row_size;
       const T* bottom = image + y.upper * in_row_size;
       OutT* out = output + row * out_row_size + x0 * g.channels;
+      // The next row of this range and image, when it reads the same input
+      // rows: the two are written as a pair. Pairs only where the images are
+      // of the accumulator type; converted images take this path only when
+      // down-sampling, where rows share nothing.
+      A y_lerps[2] = {y.lerp, y.lerp};
+      bool pair = false;
+      if constexpr (std::is_same<T, A>::value) {
+        if (row + 1 < end_row && out_y + 1 < g.out_height) {
+          const AxisWeight<A> next = row_sampler.At(out_y + 1);
+          pair = next.lower == y.lower && next.upper == y.upper;
+          y_lerps[1] = next.lerp;
+        }
+      }
+      row += pair ? 2 : 1;
       if constexpr (kFourLanes) {
-        if (g.channels == 3) {
+        if (g.channels == 3 && !pair) {
           ResizeThreeChannelFloatRow(top, bottom, y.lerp, columns, width,
                                      four_lane_columns, out);
           continue;
         }
       }
       WithUnrolledChannels(g.channels, [&](auto fixed_channels) {
-        ResizeOneRow<decltype(fixed_channels)::value>(
-            top, bottom, y.lerp, columns, width, g.channels, out);
+        constexpr int kChannels = decltype(fixed_channels)::value;
+        auto write = [&](auto rows, auto streaming) {
+          ResizeRowGroup<kChannels, decltype(rows)::value,
+                         decltype(streaming)::value>(
+              top, bottom, y_lerps, columns, width, g.channels, out,
+              decltype(rows)::value == 2 ? out + out_row_size : nullptr);
+        };
+        using One = std::integral_constant<int, 1>;
+        using Two = std::integral_constant<int, 2>;
+        if constexpr (kStreamable<kChannels, OutT>) {
+          if (stream) {
+            return pair ? write(Two(), std::true_type())
+                        : write(One(), std::true_type());
+          }
+        }
+        pair ? write(Two(), std::false_type()) : write(One(), std::false_type());
       });
     }
   }
+  if (stream) FinishStreamingStores();
 }
 
 }  // namespace bilinear

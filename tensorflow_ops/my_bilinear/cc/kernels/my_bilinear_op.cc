@@ -9,6 +9,7 @@
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 
@@ -39,12 +40,14 @@ class MyBilinearOp : public BilinearOpKernel {
     const auto* input_data = bilinear::AsStorage(images.flat<T>().data());
     auto* output_data = bilinear::AsStorage(output->flat<OutT>().data());
     const int64_t rows = geometry.batch * geometry.out_height;
+    const bilinear::OutputStores stores =
+        bilinear::StoresForOutput(output->TotalBytes(), images.TotalBytes());
     constexpr bool kSixteenBit = bilinear::kIsSixteenBitFloat<T> ||
                                  bilinear::kIsSixteenBitFloat<OutT>;
     bilinear::ForRowRanges<kSixteenBit>(
         context, rows, output->NumElements(), [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
-                               output_data);
+                               output_data, stores);
         });
   }
 };
