@@ -240,17 +240,7 @@ void BlendRows(const A* __restrict__ top, const A* __restrict__ bottom, A y_lerp
       out[i] = top[i] + (bottom[i] - top[i]) * y_lerp;
     }
   } else {
-    // Blended in chunks in A, then converted as one loop (vectorized, or F16C).
-    constexpr int64_t kChunk = 256;
-    A blended[kChunk];
-    for (int64_t start = 0; start < count; start += kChunk) {
-      const int64_t n = std::min(kChunk, count - start);
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t k = start + i;
-        blended[i] = top[k] + (bottom[k] - top[k]) * y_lerp;
-      }
-      ConvertValues(blended, n, out + start);
-    }
+    BlendAndConvert(top, bottom, y_lerp, count, out);
   }
 }
 
