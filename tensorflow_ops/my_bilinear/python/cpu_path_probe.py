@@ -4,13 +4,14 @@ their tails. Run as a separate process by my_bilinear_cpu_paths_test.py with
 TENSORFLOW_OPS_CPU_PATH set, because the CPU path is chosen once per process."""
 
 import argparse
-import ctypes
 import hashlib
 import json
 from typing import List, Tuple
 
 import numpy as np
 import tensorflow as tf
+
+from tensorflow_ops.my_bilinear.python import loaded_library
 
 # Channel counts with compile-time loops (1, 3, 4, 8, 16, 32, 64) and without
 # (17, 33); widths across 8- and 16-lane vectors and their tails; up- and
@@ -56,14 +57,7 @@ def results_digest() -> str:
 def kernel_cpu_path() -> int:
     """The path the loaded library's kernels take (0 baseline, 1 AVX2, 2
     AVX-512), from the library's exported TensorflowOpsMyBilinearCpuPath."""
-    from tensorflow_ops.my_bilinear import ops  # pylint: disable=g-import-not-at-top
-    del ops  # loaded for its side effect: the library is mapped
-    with open("/proc/self/maps", encoding="ascii") as maps:
-        paths = {line.split()[-1] for line in maps if line.rstrip().endswith(
-            "/my_bilinear_op.so")}
-    if len(paths) != 1:
-        raise RuntimeError(f"expected one my_bilinear_op.so mapped, found {paths}")
-    return ctypes.CDLL(paths.pop()).TensorflowOpsMyBilinearCpuPath()
+    return loaded_library.loaded_op_library().TensorflowOpsMyBilinearCpuPath()
 
 
 def main() -> None:

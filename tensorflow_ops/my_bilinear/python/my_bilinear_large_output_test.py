@@ -2,12 +2,12 @@
 streaming stores and up-sampled rows two at a time: float32 results equal
 tf.raw_ops.ResizeBilinear bit for bit, on one intra-op thread and on several.
 
-The output is sized from this machine's cache (as the kernel reads it, in
-sysfs), so that the test takes the streaming path wherever it runs.
+The output is sized from the cache size the loaded kernels decide with (the
+library exports it), so that the test takes the streaming path wherever it
+runs.
 """
 
-import glob
-import os
+import ctypes
 from typing import Tuple
 
 from absl.testing import parameterized
@@ -16,25 +16,15 @@ import tensorflow as tf
 
 from tensorflow_ops import test_util
 from tensorflow_ops.my_bilinear import ops
+from tensorflow_ops.my_bilinear.python import loaded_library
 from tensorflow_ops.my_bilinear.python import test_cases
 
 
 def _last_level_cache_bytes() -> int:
-    """The largest cache level's size in sysfs, else 32 MiB (the kernel's rule)."""
-    best_level, best_size = 0, 0
-    for folder in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
-        try:
-            with open(os.path.join(folder, "level")) as level_file:
-                level = int(level_file.read())
-            with open(os.path.join(folder, "size")) as size_file:
-                text = size_file.read().strip()
-        except (OSError, ValueError):
-            continue
-        scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
-        size = int(text.rstrip("KM")) * scale
-        if level > best_level and size > 0:
-            best_level, best_size = level, size
-    return best_size or 32 << 20
+    """The cache size the loaded kernels decide with (their own export)."""
+    library = loaded_library.loaded_op_library()
+    library.TensorflowOpsMyBilinearLastLevelCacheBytes.restype = ctypes.c_int64
+    return library.TensorflowOpsMyBilinearLastLevelCacheBytes()
 
 
 def _up_sampling_case(channels: int) -> Tuple[Tuple[int, int, int, int], Tuple[int, int]]:

@@ -44,35 +44,60 @@ inline void StreamFourFloats(const float* values, float* out) {
 inline void FinishStreamingStores() {}
 #endif
 
-// The size in bytes of the largest cache the first CPU reports in Linux's
-// sysfs (its last level: one L3 slice of the chip, as the kernel exposes it),
-// else the C library's figure (which, on AMD chips, may add up the slices of
-// the whole socket), else 32 MiB. Read once.
-inline int64_t LastLevelCacheBytes() {
-  static const int64_t bytes = [] {
-    int64_t best_level = 0, best_size = 0;
-    for (int index = 0; index < 8; ++index) {
-      const std::string folder =
-          "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-      std::ifstream level_file(folder + "/level"), size_file(folder + "/size");
-      int64_t level = 0, size = 0;
-      std::string unit;
-      if (!(level_file >> level) || !(size_file >> size)) continue;
-      size_file >> unit;  // "K" or "M", or nothing for bytes.
-      if (unit == "K") size <<= 10;
-      if (unit == "M") size <<= 20;
-      if (level > best_level && size > 0) {
-        best_level = level;
-        best_size = size;
-      }
+// Bytes in a cache size as sysfs writes it ("32768K": a count, then K, M or G
+// or nothing, then an optional newline), or 0 when `text` is not a positive
+// size of at most 1 TiB.
+inline int64_t ParseCacheSize(const std::string& text) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 40;
+  int64_t count = 0;
+  size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    count = count * 10 + (text[i] - '0');
+    if (count > kMaxBytes) return 0;
+  }
+  if (i == 0 || count == 0) return 0;
+  int shift = 0;
+  if (i < text.size() && (text[i] == 'K' || text[i] == 'M' || text[i] == 'G')) {
+    shift = text[i] == 'K' ? 10 : (text[i] == 'M' ? 20 : 30);
+    ++i;
+  }
+  if (i < text.size() && text[i] == '\n') ++i;
+  if (i != text.size() || count > (kMaxBytes >> shift)) return 0;
+  return count << shift;
+}
+
+// The size of the last-level cache of the first CPU, from the sysfs folder
+// `cache_folder` (its index*/level and index*/size): the highest level of at
+// least 3, which is one L3 slice of the chip as the kernel exposes it. Else
+// the C library's L3 figure (on AMD chips it may add up the slices of the
+// whole socket), else 32 MiB. An L2 is never taken for it: with it, outputs
+// of a few MiB would stream.
+inline int64_t LastLevelCacheBytesIn(const std::string& cache_folder) {
+  int64_t best_level = 0, best_size = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string folder = cache_folder + "/index" + std::to_string(index);
+    std::ifstream level_file(folder + "/level"), size_file(folder + "/size");
+    int64_t level = 0;
+    std::string size_text;
+    if (!(level_file >> level) || !std::getline(size_file, size_text)) continue;
+    const int64_t size = ParseCacheSize(size_text);
+    if (level >= 3 && level > best_level && size > 0) {
+      best_level = level;
+      best_size = size;
     }
-    if (best_size > 0) return best_size;
+  }
+  if (best_size > 0) return best_size;
 #if defined(_SC_LEVEL3_CACHE_SIZE)
-    const long reported = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (reported > 0) return int64_t{reported};
+  const long reported = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (reported > 0) return int64_t{reported};
 #endif
-    return int64_t{32} << 20;
-  }();
+  return int64_t{32} << 20;
+}
+
+// LastLevelCacheBytesIn for this machine's first CPU, read once.
+inline int64_t LastLevelCacheBytes() {
+  static const int64_t bytes =
+      LastLevelCacheBytesIn("/sys/devices/system/cpu/cpu0/cache");
   return bytes;
 }
 

@@ -89,3 +89,10 @@ extern "C" __attribute__((visibility("default"))) int
 TensorflowOpsMyBilinearCpuPath() {
   return static_cast<int>(tensorflow_ops::bilinear::WidestCpuPath());
 }
+
+// The last-level cache size, in bytes, that decides when the kernels stream
+// their output (bilinear_streaming_stores.h), for tests (through ctypes).
+extern "C" __attribute__((visibility("default"))) int64_t
+TensorflowOpsMyBilinearLastLevelCacheBytes() {
+  return tensorflow_ops::bilinear::LastLevelCacheBytes();
+}
