@@ -8,6 +8,7 @@ runs.
 """
 
 import ctypes
+import functools
 from typing import Tuple
 
 from absl.testing import parameterized
@@ -20,8 +21,10 @@ from tensorflow_ops.my_bilinear.python import loaded_library
 from tensorflow_ops.my_bilinear.python import test_cases
 
 
+@functools.lru_cache(maxsize=None)
 def _last_level_cache_bytes() -> int:
-    """The cache size the loaded kernels decide with (their own export)."""
+    """The cache size the loaded kernels decide with (their own export), read
+    once: the library decides it once per process."""
     library = loaded_library.loaded_op_library()
     library.TensorflowOpsMyBilinearLastLevelCacheBytes.restype = ctypes.c_int64
     return library.TensorflowOpsMyBilinearLastLevelCacheBytes()

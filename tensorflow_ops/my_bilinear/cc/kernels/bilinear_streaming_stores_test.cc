@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
