@@ -165,8 +165,8 @@ void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
 // Rows wider than one block or tile of the CPU kernels: the row buffers of
 // the row-reusing forward path (and 16-bit images converted per block, or per
 // value where a block's pixels overflow the buffer), several gradient tiles of
-// input columns with their margins, tiles narrowed to fit their output
-// columns, several column blocks per input pixel, and channels past a buffer.
+// input columns, tiles narrowed to fit their output columns, several column
+// blocks per input pixel, and channels past a buffer.
 void CheckWideRows() {
   std::mt19937 rng(20261201);
   const int64_t shapes[][5] = {
