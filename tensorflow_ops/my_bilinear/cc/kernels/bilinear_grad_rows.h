@@ -27,52 +27,10 @@ A RowWeight(const AxisWeight<A>& w, int64_t in_y) {
   return w.lower == in_y ? A(1) - w.lerp : w.lerp;
 }
 
-// total[i] (=, where kFirst, else +=) weight * values[i], for `count` values.
-template <bool kFirst, typename V, typename A>
-void AddWeightedValues(const V* __restrict__ values, int64_t count, A weight,
-                       A* __restrict__ total) {
-  for (int64_t i = 0; i < count; ++i) {
-    const A term = weight * static_cast<A>(values[i]);
-    total[i] = kFirst ? term : total[i] + term;
-  }
-}
-
-// AddWeightedValues of `count` contiguous values of T. Half and bfloat16 are
-// converted a block at a time in one vectorized pass (F16C for half), not one
-// value at a time in the sum; the conversion is exact, so the sums are the same.
-template <bool kFirst, typename T, typename A>
-void AddWeightedRun(const T* values, int64_t count, A weight, A* total) {
-  if constexpr (std::is_same<T, A>::value) {
-    AddWeightedValues<kFirst>(values, count, weight, total);
-  } else {
-    constexpr int64_t kBlock = 128;
-    A converted[kBlock];
-    for (int64_t i = 0; i < count; i += kBlock) {
-      const int64_t n = std::min(kBlock, count - i);
-      ConvertValues(values + i, n, converted);
-      AddWeightedValues<kFirst>(converted, n, weight, total + i);
-    }
-  }
-}
-
-// sum (=, where kFirst, else +=) weight * the tile of `width` columns of
-// `channels` values starting at `source`, whose columns are `stride` apart.
-template <bool kFirst, typename T, typename A>
-void AddWeightedTile(const T* source, int64_t stride, A weight, int64_t width,
-                     int64_t channels, A* sum) {
-  if (channels == stride) {  // the tile's values are contiguous
-    return AddWeightedRun<kFirst>(source, width * channels, weight, sum);
-  }
-  for (int64_t x = 0; x < width; ++x) {
-    AddWeightedRun<kFirst>(source + x * stride, channels, weight,
-                           sum + x * channels);
-  }
-}
-
 // total[i] (=, where kFirst, else +=) the weighted sum of kRows rows of
-// `count` values, added in ascending order: one pass with the same
-// operations, in the same order, as kRows passes of AddWeightedValues, so the
-// same bits, with one load and store of `total` instead of kRows.
+// `count` values, added in ascending order: per row, one product and one sum,
+// the roundings of adding the rows one pass each, with one load and store of
+// `total` instead of kRows.
 template <bool kFirst, int kRows, typename A>
 void AddWeightedRowGroup(const A* const* rows, const A* weights, int64_t count,
                          A* __restrict__ total) {
@@ -94,73 +52,78 @@ void AddWeightedRowGroup(const A* const* rows, const A* weights, int64_t count,
   }
 }
 
-// AddWeightedRowGroup of `row_count` (1 to 4) rows of `count` values.
-template <bool kFirst, typename A>
-void AddWeightedRows(const A* const* rows, const A* weights, int row_count,
+// AddWeightedRowGroup of `row_count` (1 to 4) rows of `count` values of T.
+// Half and bfloat16 are converted a block at a time in one vectorized pass
+// (F16C for half), not one value at a time in the sum; the conversion is
+// exact, so the sums are the same.
+template <bool kFirst, typename T, typename A>
+void AddWeightedRows(const T* const* rows, const A* weights, int row_count,
                      int64_t count, A* total) {
-  switch (row_count) {
-    case 1:
-      return AddWeightedRowGroup<kFirst, 1>(rows, weights, count, total);
-    case 2:
-      return AddWeightedRowGroup<kFirst, 2>(rows, weights, count, total);
-    case 3:
-      return AddWeightedRowGroup<kFirst, 3>(rows, weights, count, total);
-    default:
-      return AddWeightedRowGroup<kFirst, 4>(rows, weights, count, total);
+  auto add = [&](const A* const* values, int64_t n, A* to) {
+    switch (row_count) {
+      case 1:
+        return AddWeightedRowGroup<kFirst, 1>(values, weights, n, to);
+      case 2:
+        return AddWeightedRowGroup<kFirst, 2>(values, weights, n, to);
+      case 3:
+        return AddWeightedRowGroup<kFirst, 3>(values, weights, n, to);
+      default:
+        return AddWeightedRowGroup<kFirst, 4>(values, weights, n, to);
+    }
+  };
+  if constexpr (std::is_same<T, A>::value) {
+    add(rows, count, total);
+  } else {
+    constexpr int64_t kBlock = 128;
+    A converted[4][kBlock];
+    const A* blocks[4] = {converted[0], converted[1], converted[2], converted[3]};
+    for (int64_t i = 0; i < count; i += kBlock) {
+      const int64_t n = std::min(kBlock, count - i);
+      for (int k = 0; k < row_count; ++k) ConvertValues(rows[k] + i, n, converted[k]);
+      add(blocks, n, total + i);
+    }
   }
 }
 
 // sum (=, where kFirst, else +=) the weighted sum of `row_count` (1 to 4)
 // tiles of `width` columns of `channels` values, whose columns are `stride`
-// apart, in ascending order: AddWeightedTile of each, in one pass.
-template <bool kFirst, typename A>
-void AddWeightedTiles(const A* const* rows, const A* weights, int row_count,
+// apart, in ascending order.
+template <bool kFirst, typename T, typename A>
+void AddWeightedTiles(const T* const* rows, const A* weights, int row_count,
                       int64_t stride, int64_t width, int64_t channels, A* sum) {
   if (channels == stride) {  // the tiles' values are contiguous
     return AddWeightedRows<kFirst>(rows, weights, row_count, width * channels, sum);
   }
-  const A* columns[4];
+  const T* columns[4];
   for (int64_t x = 0; x < width; ++x) {
     for (int k = 0; k < row_count; ++k) columns[k] = rows[k] + x * stride;
     AddWeightedRows<kFirst>(columns, weights, row_count, channels, sum + x * channels);
   }
 }
 
-// sum = the weighted sum of output rows [first, last) (at least two) that read
-// input row `in_y`, in ascending order: of tiles of `width` columns of
-// `channels` values, `stride` apart; row `first` starts at `source`, and each
-// next row `row_size` values further. Float and double rows are added up to
-// four in one pass; half and bfloat16 ones one at a time, converted in blocks.
+// sum = the weighted sum of output rows [first, last) that read input row
+// `in_y`, in ascending order, up to four rows a pass: of tiles of `width`
+// columns of `channels` values, `stride` apart; row `first` starts at
+// `source`, and each next row `row_size` values further. With `unweighted`,
+// every row weighs exactly 1 (a conversion, for one row of half or bfloat16).
 template <typename T, typename A>
 void SumOutputRows(const AxisSampler<A>& row_sampler, int64_t first, int64_t last,
-                   int64_t in_y, const T* source, int64_t row_size, int64_t stride,
-                   int64_t width, int64_t channels, A* sum) {
-  if constexpr (std::is_same<T, A>::value) {
-    for (int64_t y = first; y < last; y += 4) {
-      const int row_count = static_cast<int>(std::min<int64_t>(4, last - y));
-      const A* rows[4];
-      A weights[4];
-      for (int k = 0; k < row_count; ++k) {
-        rows[k] = source + (y + k - first) * row_size;
-        weights[k] = RowWeight(row_sampler.At(y + k), in_y);
-      }
-      if (y == first) {
-        AddWeightedTiles</*kFirst=*/true>(rows, weights, row_count, stride, width,
-                                          channels, sum);
-      } else {
-        AddWeightedTiles</*kFirst=*/false>(rows, weights, row_count, stride, width,
-                                           channels, sum);
-      }
+                   int64_t in_y, bool unweighted, const T* source, int64_t row_size,
+                   int64_t stride, int64_t width, int64_t channels, A* sum) {
+  for (int64_t y = first; y < last; y += 4) {
+    const int row_count = static_cast<int>(std::min<int64_t>(4, last - y));
+    const T* rows[4];
+    A weights[4];
+    for (int k = 0; k < row_count; ++k) {
+      rows[k] = source + (y + k - first) * row_size;
+      weights[k] = unweighted ? A(1) : RowWeight(row_sampler.At(y + k), in_y);
     }
-  } else {
-    for (int64_t y = first; y < last; ++y) {
-      const T* row = source + (y - first) * row_size;
-      const A weight = RowWeight(row_sampler.At(y), in_y);
-      if (y == first) {
-        AddWeightedTile</*kFirst=*/true>(row, stride, weight, width, channels, sum);
-      } else {
-        AddWeightedTile</*kFirst=*/false>(row, stride, weight, width, channels, sum);
-      }
+    if (y == first) {
+      AddWeightedTiles</*kFirst=*/true>(rows, weights, row_count, stride, width,
+                                        channels, sum);
+    } else {
+      AddWeightedTiles</*kFirst=*/false>(rows, weights, row_count, stride, width,
+                                         channels, sum);
     }
   }
 }

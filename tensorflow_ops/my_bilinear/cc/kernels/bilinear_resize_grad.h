@@ -239,16 +239,18 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
             } else {
               // Half and bfloat16 are converted first, in one pass (exactly:
               // 1 * value is the value), then gathered as float.
-              AddWeightedTile</*kFirst=*/true>(source_row(first), c, A(1), width,
-                                               channels, vertical_sum);
+              SumOutputRows(row_sampler, first, last, in_y, /*unweighted=*/true,
+                            source_row(first), out_row_size, c, width, channels,
+                            vertical_sum);
               gather(vertical_sum, channels, weight);
             }
             continue;
           }
           // Several output rows read this row: their weighted sum first, then
           // one gather.
-          SumOutputRows(row_sampler, first, last, in_y, source_row(first),
-                        out_row_size, c, width, channels, vertical_sum);
+          SumOutputRows(row_sampler, first, last, in_y, /*unweighted=*/false,
+                        source_row(first), out_row_size, c, width, channels,
+                        vertical_sum);
           gather(vertical_sum, channels, A(1));
         }
         if constexpr (!std::is_same<T, A>::value) {
