@@ -109,7 +109,27 @@ void CheckShape(int64_t batch, int64_t in_h, int64_t in_w, int64_t out_h, int64_
                   });
 }
 
+// An empty batch may come with no buffers at all (TensorFlow's empty tensors
+// can have none): every kernel, the identity's copy included, must then touch
+// nothing, nor hand a null pointer to memcpy (UBSan's nonnull check).
+void CheckEmptyBatchWithoutBuffers() {
+  for (const bool identity : {true, false}) {
+    ForEachAttrMode(0, 4, 5, identity ? 4 : 7, identity ? 5 : 3, 3,
+                    [](const ResizeGeometry& g) {
+                      ResizeRows(g, static_cast<const float*>(nullptr), 0, 0,
+                                 static_cast<float*>(nullptr));
+                      ResizeRows(g, static_cast<const uint8_t*>(nullptr), 0, 0,
+                                 static_cast<float*>(nullptr));
+                      ResizeGradRows(g, static_cast<const float*>(nullptr), 0, 0,
+                                     static_cast<float*>(nullptr));
+                      ResizeGradRows(g, static_cast<const double*>(nullptr), 0, 0,
+                                     static_cast<double*>(nullptr));
+                    });
+  }
+}
+
 void CheckAll() {
+  CheckEmptyBatchWithoutBuffers();
   for (const int64_t channels : {1, 3, 4, 17}) {
     CheckShape(2, 1, 1, 1, 1, channels);        // 1x1 to 1x1 (identity)
     CheckShape(1, 1, 1, 5, 7, channels);        // 1x1 input

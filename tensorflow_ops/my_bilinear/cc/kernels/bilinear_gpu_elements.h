@@ -186,8 +186,9 @@ BILINEAR_HOST_DEVICE T ResizeGradElement(const ResizeGeometry& g,
       }
     }
     const AxisWeight<A> w = samplers.columns.At(column);
-    // The CPU kernel's `weight * value` where both column neighbours are this
-    // input pixel, else `(weight * column weight) * value`.
+    // The CPU kernel's `(weight * column weight) * value`, where a column
+    // whose neighbours are both this input pixel weighs exactly 1 (so the
+    // product is `weight * value`).
     total += w.lower == w.upper
                  ? single_row_weight * value
                  : (single_row_weight * WeightOfNeighbour(w, p.x)) * value;

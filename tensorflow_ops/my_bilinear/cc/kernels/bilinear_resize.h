@@ -174,6 +174,9 @@ inline void ResizeThreeChannelFloatRow(const float* __restrict__ top,
 template <typename T, typename OutT>
 void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
               int64_t end_row, OutT* output) {
+  // Nothing to copy (an empty batch, whose tensors may have no buffer at all:
+  // memcpy must not be given a null pointer even for zero bytes).
+  if (begin_row >= end_row) return;
   const int64_t row_size = g.in_width * g.channels;
   const T* in = images + begin_row * row_size;
   OutT* out = output + begin_row * row_size;
