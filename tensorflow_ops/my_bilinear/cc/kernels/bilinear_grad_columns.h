@@ -68,10 +68,30 @@ void FindColumnTerms(const AxisSampler<A>& sampler, int64_t first_column,
 
 // kLanes values of A, in a vector register (or two) where the target has
 // them: its arithmetic is element by element, IEEE as the scalar's.
+#if defined(__GNUC__)
 template <typename A, int kLanes>
 struct LaneVector {
   typedef A Type __attribute__((vector_size(kLanes * sizeof(A))));
 };
+#else
+// Compilers without vector types: an array with the same arithmetic.
+template <typename A, int kLanes>
+struct LaneVector {
+  struct Type {
+    A lane[kLanes];
+    friend Type operator+(const Type& a, const Type& b) {
+      Type sum;
+      for (int i = 0; i < kLanes; ++i) sum.lane[i] = a.lane[i] + b.lane[i];
+      return sum;
+    }
+    friend Type operator*(A scale, const Type& a) {
+      Type product;
+      for (int i = 0; i < kLanes; ++i) product.lane[i] = scale * a.lane[i];
+      return product;
+    }
+  };
+};
+#endif
 template <typename A>
 struct LaneVector<A, 1> {  // one lane: the scalar itself
   using Type = A;
