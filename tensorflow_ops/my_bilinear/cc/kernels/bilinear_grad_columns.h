@@ -147,13 +147,16 @@ void GatherColumns(const A* source, int64_t source_stride, A weight,
                              sums + c, sums_stride);
   };
   using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Three = std::integral_constant<int, 3>;
+  using Four = std::integral_constant<int, 4>;
   using Wide = std::integral_constant<int, kWide>;
-  if (channels == 3) return lanes(One(), std::integral_constant<int, 3>(), 0);
+  if (channels == 3) return lanes(One(), Three(), 0);
   int64_t c = 0;
   if (channels % (4 * kWide) == 0) {
-    for (; c < channels; c += 4 * kWide) lanes(Wide(), std::integral_constant<int, 4>(), c);
+    for (; c < channels; c += 4 * kWide) lanes(Wide(), Four(), c);
   } else if (channels % (2 * kWide) == 0) {
-    for (; c < channels; c += 2 * kWide) lanes(Wide(), std::integral_constant<int, 2>(), c);
+    for (; c < channels; c += 2 * kWide) lanes(Wide(), Two(), c);
   } else {
     for (; c + kWide <= channels; c += kWide) lanes(Wide(), One(), c);
     if (c + kWide / 2 <= channels) {
