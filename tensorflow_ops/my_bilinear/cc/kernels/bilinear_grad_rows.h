@@ -82,22 +82,22 @@ __attribute__((target("avx,f16c"))) void AddWeightedHalfRowGroupF16c(
   }
 }
 
-// AddWeightedHalfRowGroupF16c of `row_count` (1 to 4) rows.
-template <bool kFirst>
-void AddWeightedHalfRowsF16c(const Float16* const* rows, const float* weights,
-                             int row_count, int64_t count, float* total) {
+#endif
+
+// fn(std::integral_constant<int, n>()) for n = row_count, 1 to 4.
+template <typename Fn>
+void WithRowCount(int row_count, const Fn& fn) {
   switch (row_count) {
     case 1:
-      return AddWeightedHalfRowGroupF16c<kFirst, 1>(rows, weights, count, total);
+      return fn(std::integral_constant<int, 1>());
     case 2:
-      return AddWeightedHalfRowGroupF16c<kFirst, 2>(rows, weights, count, total);
+      return fn(std::integral_constant<int, 2>());
     case 3:
-      return AddWeightedHalfRowGroupF16c<kFirst, 3>(rows, weights, count, total);
+      return fn(std::integral_constant<int, 3>());
     default:
-      return AddWeightedHalfRowGroupF16c<kFirst, 4>(rows, weights, count, total);
+      return fn(std::integral_constant<int, 4>());
   }
 }
-#endif
 
 // AddWeightedRowGroup of `row_count` (1 to 4) rows of `count` values of T.
 // Half is converted by F16C as it is read, where the CPU has it; otherwise
@@ -108,16 +108,10 @@ template <bool kFirst, typename T, typename A>
 void AddWeightedRows(const T* const* rows, const A* weights, int row_count,
                      int64_t count, A* total) {
   auto add = [&](const A* const* values, int64_t n, A* to) {
-    switch (row_count) {
-      case 1:
-        return AddWeightedRowGroup<kFirst, 1>(values, weights, n, to);
-      case 2:
-        return AddWeightedRowGroup<kFirst, 2>(values, weights, n, to);
-      case 3:
-        return AddWeightedRowGroup<kFirst, 3>(values, weights, n, to);
-      default:
-        return AddWeightedRowGroup<kFirst, 4>(values, weights, n, to);
-    }
+    WithRowCount(row_count, [&](auto rows_in_group) {
+      AddWeightedRowGroup<kFirst, decltype(rows_in_group)::value>(values, weights, n,
+                                                                  to);
+    });
   };
   if constexpr (std::is_same<T, A>::value) {
     add(rows, count, total);
@@ -125,7 +119,10 @@ void AddWeightedRows(const T* const* rows, const A* weights, int row_count,
 #if BILINEAR_HAS_AVX2_PATH
     if constexpr (std::is_same<T, Float16>::value) {
       if (UseAvx2()) {
-        return AddWeightedHalfRowsF16c<kFirst>(rows, weights, row_count, count, total);
+        return WithRowCount(row_count, [&](auto rows_in_group) {
+          AddWeightedHalfRowGroupF16c<kFirst, decltype(rows_in_group)::value>(
+              rows, weights, count, total);
+        });
       }
     }
 #endif
