@@ -53,11 +53,6 @@ void AddWeightedRowGroup(const A* const* rows, const A* weights, int64_t count,
 }
 
 #if BILINEAR_HAS_AVX2_PATH
-// Eight halves from `values`, as floats.
-__attribute__((target("avx,f16c"))) inline __m256 HalvesF16c(const Float16* values) {
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values)));
-}
-
 // AddWeightedRowGroup of half rows, each value converted by F16C as it is
 // read (exactly: the same floats as ConvertValues), 8 at a time.
 template <bool kFirst, int kRows>
@@ -81,7 +76,6 @@ __attribute__((target("avx,f16c"))) void AddWeightedHalfRowGroupF16c(
     total[i] = sum;
   }
 }
-
 #endif
 
 // fn(std::integral_constant<int, n>()) for n = row_count, 1 to 4.

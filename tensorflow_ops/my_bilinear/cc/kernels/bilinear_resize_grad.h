@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_grad_columns.h"
