@@ -57,11 +57,13 @@ void ResizeGradAll(const ResizeGeometry& g) {
 }
 
 void* RunEverything(void*) {
-  // Row-reusing forward passes (converted images, full row buffers), and
-  // gradients with several tiles, blocks and vertical sums.
+  // Row-reusing forward passes (converted images, full row buffers), a
+  // down-sampling one from converted spans (the last), and gradients with
+  // several tiles, blocks and vertical sums.
   for (const ResizeGeometry& g :
        {Geometry(3, 700, 9, 1500, 3), Geometry(4, 40, 9, 900, 9),
-        Geometry(2, 3000, 5, 2000, 5), Geometry(3, 2, 7, 3000, 8)}) {
+        Geometry(2, 3000, 5, 2000, 5), Geometry(3, 2, 7, 3000, 8),
+        Geometry(9, 2600, 4, 1300, 3)}) {
     ResizeAll<float, float>(g);
     ResizeAll<Float16, double>(g);
     ResizeAll<uint8_t, double>(g);
