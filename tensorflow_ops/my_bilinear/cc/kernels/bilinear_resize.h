@@ -328,10 +328,6 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
   // (and for InterpolateConvertedColumns's 4-lane writes).
   A buffers[2][kRowBufferElements<A> + 16];
   A converted[kRowBufferElements<A> + kFourLanePadding];
-  // Read by the ignored lanes only; set so that no read is of an
-  // indeterminate value.
-  std::fill(converted + kRowBufferElements<A>,
-            converted + kRowBufferElements<A> + kFourLanePadding, A(0));
   for (int64_t x0 = 0; x0 < g.out_width;) {
     int64_t width = std::min(block_columns, g.out_width - x0);
     for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
@@ -365,6 +361,8 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
       if (convert_first) {
         const T* first = row + first_pixel * g.channels;
         ConvertValues(first, span, converted);
+        // Read by ignored lanes only; set so that no read is indeterminate.
+        std::fill_n(converted + span, kFourLanePadding, A(0));
         InterpolateConvertedColumns(converted, first_pixel, columns, width,
                                     g.channels, buffers[slot]);
       } else {
@@ -452,13 +450,8 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
   const int64_t max_span_pixels = kRowBufferElements<A> / g.channels;
   AxisWeight<A> columns[kColumnBlock];
   A spans[2][kRowBufferElements<A> + kFourLanePadding];
+  // Written past `width` pixels by ignored lanes.
   A row_values[kRowBufferElements<A> + kFourLanePadding];
-  // Past the values: read and written by ignored lanes only, and set so that
-  // no read is of an indeterminate value.
-  for (A* buffer : {spans[0], spans[1], row_values}) {
-    std::fill(buffer + kRowBufferElements<A>,
-              buffer + kRowBufferElements<A> + kFourLanePadding, A(0));
-  }
   for (int64_t x0 = 0; x0 < g.out_width;) {
     int64_t width = std::min({kColumnBlock, max_span_pixels, g.out_width - x0});
     for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
@@ -485,6 +478,8 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
       held[slot] = wanted;
       ConvertValues(images + wanted * in_row_size + first_pixel * g.channels, span,
                     spans[slot]);
+      // Read by ignored lanes only; set so that no read is indeterminate.
+      std::fill_n(spans[slot] + span, kFourLanePadding, A(0));
       return spans[slot];
     };
     int64_t b = begin_row / g.out_height;
