@@ -302,6 +302,49 @@ int64_t ColumnsWithinSpan(const AxisWeight<A>* columns, int64_t width,
          columns;
 }
 
+// Two buffers, each holding one input row (image * in_height + row) of a
+// block of columns, for the output rows that read it.
+template <typename A>
+class InputRowSlots {
+ public:
+  InputRowSlots(A* first, A* second) : buffers_{first, second} {}
+
+  // The buffer that holds input row `wanted`, filled now by
+  // fill(wanted, buffer) unless it already holds it; it never replaces
+  // `keep`, the other row the output row needs.
+  template <typename Fill>
+  const A* Holding(int64_t wanted, int64_t keep, const Fill& fill) {
+    if (held_[0] == wanted) return buffers_[0];
+    if (held_[1] == wanted) return buffers_[1];
+    const int slot = held_[0] == keep ? 1 : 0;
+    held_[slot] = wanted;
+    fill(wanted, buffers_[slot]);
+    return buffers_[slot];
+  }
+
+ private:
+  A* const buffers_[2];
+  int64_t held_[2] = {-1, -1};  // -1: none yet
+};
+
+// Calls fn(row, y, top_row, bottom_row) for output rows [begin_row, end_row)
+// in order: `y` is the row's vertical weight, and top_row and bottom_row are
+// the input rows it reads (image * in_height + row).
+template <typename A, typename Fn>
+void ForEachOutputRow(const ResizeGeometry& g, const AxisSampler<A>& row_sampler,
+                      int64_t begin_row, int64_t end_row, const Fn& fn) {
+  int64_t b = begin_row / g.out_height;
+  int64_t out_y = begin_row % g.out_height;
+  for (int64_t row = begin_row; row < end_row; ++row) {
+    const AxisWeight<A> y = row_sampler.At(out_y);
+    fn(row, y, b * g.in_height + y.lower, b * g.in_height + y.upper);
+    if (++out_y == g.out_height) {
+      out_y = 0;
+      ++b;
+    }
+  }
+}
+
 // Output rows [begin_row, end_row) through row buffers. Each input row's
 // horizontal blend is computed once per block of columns into one of two row
 // buffers and serves every output row that reads it: where several
@@ -348,43 +391,28 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
     const int64_t count = width * g.channels;
     const int64_t first_pixel = columns[0].lower;
     const int64_t span = (columns[width - 1].upper - first_pixel + 1) * g.channels;
-    // Which input row (image * in_height + row) each buffer holds; -1: none.
-    int64_t held[2] = {-1, -1};
-    // The buffer that holds input row `wanted`, filled now unless it already
-    // does; it never evicts `keep`, the other row the output row needs.
-    auto buffer_of = [&](int64_t wanted, int64_t keep) -> const A* {
-      if (held[0] == wanted) return buffers[0];
-      if (held[1] == wanted) return buffers[1];
-      const int slot = held[0] == keep ? 1 : 0;
-      held[slot] = wanted;
+    // Fills `buffer` with the horizontal blend of input row `wanted`.
+    auto blend_row = [&](int64_t wanted, A* buffer) {
       const T* row = images + wanted * in_row_size;
       if (convert_first) {
-        const T* first = row + first_pixel * g.channels;
-        ConvertValues(first, span, converted);
+        ConvertValues(row + first_pixel * g.channels, span, converted);
         // Read by ignored lanes only; set so that no read is indeterminate.
         std::fill_n(converted + span, kFourLanePadding, A(0));
         InterpolateConvertedColumns(converted, first_pixel, columns, width,
-                                    g.channels, buffers[slot]);
+                                    g.channels, buffer);
       } else {
-        InterpolateColumnsOf(row, 0, columns, width, g.channels, buffers[slot]);
+        InterpolateColumnsOf(row, 0, columns, width, g.channels, buffer);
       }
-      return buffers[slot];
     };
-    int64_t b = begin_row / g.out_height;
-    int64_t out_y = begin_row % g.out_height;
-    for (int64_t row = begin_row; row < end_row; ++row) {
-      const AxisWeight<A> y = row_sampler.At(out_y);
-      const int64_t top_row = b * g.in_height + y.lower;
-      const int64_t bottom_row = b * g.in_height + y.upper;
-      if (++out_y == g.out_height) {
-        out_y = 0;
-        ++b;
-      }
-      const A* top = buffer_of(top_row, bottom_row);
-      const A* bottom = buffer_of(bottom_row, top_row);
+    InputRowSlots<A> slots(buffers[0], buffers[1]);
+    ForEachOutputRow(g, row_sampler, begin_row, end_row,
+                     [&](int64_t row, const AxisWeight<A>& y, int64_t top_row,
+                         int64_t bottom_row) {
+      const A* top = slots.Holding(top_row, bottom_row, blend_row);
+      const A* bottom = slots.Holding(bottom_row, top_row, blend_row);
       BlendRows(top, bottom, y.lerp, count,
                 output + row * out_row_size + x0 * g.channels);
-    }
+    });
     x0 += width;
   }
 }
@@ -467,33 +495,19 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
     const int64_t four_lane_columns =
         std::is_same<A, OutT>::value && x0 + width == g.out_width ? width - 1
                                                                   : width;
-    // Which input row (image * in_height + row) each span holds; -1: none.
-    int64_t held[2] = {-1, -1};
-    // The span of input row `wanted`, converted now unless it already is; it
-    // never replaces `keep`, the other row the output row needs.
-    auto span_of = [&](int64_t wanted, int64_t keep) -> const A* {
-      if (held[0] == wanted) return spans[0];
-      if (held[1] == wanted) return spans[1];
-      const int slot = held[0] == keep ? 1 : 0;
-      held[slot] = wanted;
+    // Fills `span` with the converted pixels of input row `wanted`.
+    auto convert_row = [&](int64_t wanted, A* span_values) {
       ConvertValues(images + wanted * in_row_size + first_pixel * g.channels, span,
-                    spans[slot]);
+                    span_values);
       // Read by ignored lanes only; set so that no read is indeterminate.
-      std::fill_n(spans[slot] + span, kFourLanePadding, A(0));
-      return spans[slot];
+      std::fill_n(span_values + span, kFourLanePadding, A(0));
     };
-    int64_t b = begin_row / g.out_height;
-    int64_t out_y = begin_row % g.out_height;
-    for (int64_t row = begin_row; row < end_row; ++row) {
-      const AxisWeight<A> y = row_sampler.At(out_y);
-      const int64_t top_row = b * g.in_height + y.lower;
-      const int64_t bottom_row = b * g.in_height + y.upper;
-      if (++out_y == g.out_height) {
-        out_y = 0;
-        ++b;
-      }
-      const A* top = span_of(top_row, bottom_row);
-      const A* bottom = span_of(bottom_row, top_row);
+    InputRowSlots<A> slots(spans[0], spans[1]);
+    ForEachOutputRow(g, row_sampler, begin_row, end_row,
+                     [&](int64_t row, const AxisWeight<A>& y, int64_t top_row,
+                         int64_t bottom_row) {
+      const A* top = slots.Holding(top_row, bottom_row, convert_row);
+      const A* bottom = slots.Holding(bottom_row, top_row, convert_row);
       OutT* out = output + row * out_row_size + x0 * g.channels;
       if constexpr (std::is_same<A, OutT>::value) {
         ResizeRowOfSpans(top, bottom, y.lerp, columns, width, four_lane_columns,
@@ -503,7 +517,7 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
                          g.channels, row_values);
         ConvertValues(row_values, width * g.channels, out);
       }
-    }
+    });
     x0 += width;
   }
 }
