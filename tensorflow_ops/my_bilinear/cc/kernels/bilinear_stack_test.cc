@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
@@ -30,19 +31,26 @@ ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w
                         /*align_corners=*/false, /*half_pixel_centers=*/true};
 }
 
-// Runs `math` through each path the kernels may take (AVX-512 only where the
-// CPU has it), as the kernels call it.
-template <typename Math>
+template <typename T>
+constexpr bool kIsSixteenBit =
+    std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value;
+
+// Runs `math` through each path the kernels may take, as they call it: the
+// AVX2 one (or the baseline one, on a CPU without AVX2), and for kernels with
+// a half or bfloat16 input or output the AVX-512 one where the CPU has it
+// (the kernels' ForRowRanges<kAllowAvx512>). Paths the library never takes are
+// not compiled: they would only lengthen the build.
+template <bool kSixteenBit, typename Math>
 void OnEveryPath(const Math& math) {
   RunOnBestCpuPath</*kAllowAvx512=*/false>(math);
-  RunOnBestCpuPath</*kAllowAvx512=*/true>(math);
+  if constexpr (kSixteenBit) RunOnBestCpuPath</*kAllowAvx512=*/true>(math);
 }
 
 template <typename T, typename OutT>
 void ResizeAll(const ResizeGeometry& g) {
   std::vector<T> images(g.batch * g.in_height * g.in_width * g.channels, T(1.0f));
   std::vector<OutT> output(g.batch * g.out_height * g.out_width * g.channels);
-  OnEveryPath([&] {
+  OnEveryPath<kIsSixteenBit<T> || kIsSixteenBit<OutT>>([&] {
     ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
   });
 }
@@ -51,7 +59,7 @@ template <typename T>
 void ResizeGradAll(const ResizeGeometry& g) {
   std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
   std::vector<T> images_grad(g.batch * g.in_height * g.in_width * g.channels);
-  OnEveryPath([&] {
+  OnEveryPath<kIsSixteenBit<T>>([&] {
     ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
   });
 }
