@@ -70,9 +70,9 @@ __attribute__((target("avx,f16c"))) void AddWeightedHalfRowGroupF16c(
     _mm256_storeu_ps(total + i, sum);
   }
   for (; i < count; ++i) {
-    float sum = weights[0] * static_cast<float>(rows[0][i]);
+    float sum = weights[0] * HalfToFloatF16c(rows[0][i]);
     if (!kFirst) sum = total[i] + sum;
-    for (int k = 1; k < kRows; ++k) sum = sum + weights[k] * static_cast<float>(rows[k][i]);
+    for (int k = 1; k < kRows; ++k) sum = sum + weights[k] * HalfToFloatF16c(rows[k][i]);
     total[i] = sum;
   }
 }

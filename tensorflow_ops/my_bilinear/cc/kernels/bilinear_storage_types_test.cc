@@ -56,6 +56,12 @@ void CheckFloatToHalf(uint32_t float_bits) {
   const float value = FloatOf(float_bits);
   Expect(Float16(value).bits == ReferenceHalfOf(value), "Float16(float)", float_bits,
          Float16(value).bits, ReferenceHalfOf(value));
+#if BILINEAR_HAS_AVX2_PATH
+  if (UseAvx2()) {
+    Expect(FloatToHalfF16c(value).bits == Float16(value).bits, "FloatToHalfF16c",
+           float_bits, FloatToHalfF16c(value).bits, Float16(value).bits);
+  }
+#endif
 }
 
 void TestEveryHalfToFloat() {
@@ -107,6 +113,19 @@ void TestF16cArrayConversions() {
     Expect(rounded[i].bits == Float16(inputs[i]).bits, "ConvertValues(float to half)",
            BitsOf(inputs[i]), rounded[i].bits, Float16(inputs[i]).bits);
   }
+#if BILINEAR_HAS_AVX2_PATH
+  // The one-value conversions of the loops' tails (and, in
+  // CheckFloatToHalf, at every rounding boundary).
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    const uint32_t got = BitsOf(HalfToFloatF16c(halves[bits]));
+    const uint32_t want = BitsOf(static_cast<float>(halves[bits]));
+    Expect(got == want, "HalfToFloatF16c", bits, got, want);
+  }
+  for (const float input : inputs) {
+    Expect(FloatToHalfF16c(input).bits == Float16(input).bits, "FloatToHalfF16c",
+           BitsOf(input), FloatToHalfF16c(input).bits, Float16(input).bits);
+  }
+#endif
 }
 
 uint16_t ReferenceBfloat16Of(float value) {
