@@ -79,7 +79,7 @@ constexpr bool kIsSixteenBitFloat = std::is_same<T, Eigen::half>::value ||
                                     std::is_same<T, tensorflow::bfloat16>::value;
 
 // Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path
-// (AVX-512 only with kAllowAvx512): on the calling thread below
+// (AVX-512 only with kAllowAvx512 and `avx512_pays`): on the calling thread below
 // kMinValuesToSplit values of work, else in chunks claimed by the calling
 // thread and up to (intra-op threads - 1) threads of TensorFlow's pool
 // (bilinear_row_chunks.h). TensorFlow's Shard makes the caller wait for the
@@ -87,9 +87,9 @@ constexpr bool kIsSixteenBitFloat = std::is_same<T, Eigen::half>::value ||
 // median time of some kernels.
 template <bool kAllowAvx512 = false, typename Work>
 void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
-                  int64_t work_values, const Work& work) {
-  auto run = [&work](int64_t begin_row, int64_t end_row) {
-    RunOnBestCpuPath<kAllowAvx512>([&] { work(begin_row, end_row); });
+                  int64_t work_values, const Work& work, bool avx512_pays = true) {
+  auto run = [&work, avx512_pays](int64_t begin_row, int64_t end_row) {
+    RunOnBestCpuPath<kAllowAvx512>([&] { work(begin_row, end_row); }, avx512_pays);
   };
   if (work_values < kMinValuesToSplit) return run(0, rows);
   const auto& workers = *context->device()->tensorflow_cpu_worker_threads();

@@ -95,11 +95,13 @@ __attribute__((flatten)) void RunBaseline(const Fn& fn) {
 // a baseline one. With kAllowAvx512, AVX-512 (BW, VL, DQ) with 512-bit
 // vectors where the CPU has it: the kernels ask for it where it measured
 // faster (16-bit types, whose conversions dominate), not for float32, whose
-// kernels are bound by memory and measured slower with it.
+// kernels are bound by memory and measured slower with it. kAllowAvx512
+// compiles that path; `avx512_pays` chooses it per call (see
+// ForwardGainsFromAvx512 in bilinear_resize.h).
 template <bool kAllowAvx512 = false, typename Fn>
-void RunOnBestCpuPath(const Fn& fn) {
+void RunOnBestCpuPath(const Fn& fn, bool avx512_pays = true) {
   const CpuPath path = WidestCpuPath();
-  if (kAllowAvx512 && path == CpuPath::kAvx512) {
+  if (kAllowAvx512 && avx512_pays && path == CpuPath::kAvx512) {
     RunWithAvx512(fn);
   } else if (path != CpuPath::kBaseline) {
     RunWithAvx2(fn);
@@ -109,7 +111,7 @@ void RunOnBestCpuPath(const Fn& fn) {
 }
 #else
 template <bool kAllowAvx512 = false, typename Fn>
-void RunOnBestCpuPath(const Fn& fn) {
+void RunOnBestCpuPath(const Fn& fn, bool /*avx512_pays*/ = true) {
   fn();
 }
 #endif

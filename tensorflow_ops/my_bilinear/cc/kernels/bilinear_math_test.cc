@@ -393,6 +393,23 @@ void CheckRowPairsAndStreamingStores() {
               static_cast<long long>(geometries));
 }
 
+// The forward kernels of 16-bit images take 512-bit vectors where the
+// channel loop is unrolled or has 16 or more channels, not for the short
+// loops whose count is read at run time (ForwardGainsFromAvx512 says why).
+void CheckForwardAvx512Rule() {
+  for (int64_t channels = 1; channels <= 70; ++channels) {
+    const bool unrolled = channels == 1 || channels == 3 || channels == 4 ||
+                          channels == 8 || channels == 16 || channels == 32 ||
+                          channels == 64;
+    const bool want = unrolled || channels >= 16;
+    if (ForwardGainsFromAvx512(channels) != want) {
+      ++failures;
+      std::printf("FAIL ForwardGainsFromAvx512(%lld) is %d\n",
+                  static_cast<long long>(channels), !want);
+    }
+  }
+}
+
 void CheckAll() {
   std::mt19937 rng(20261129);
   const int64_t geometries = ForEachSmallGeometry(
@@ -406,6 +423,7 @@ void CheckAll() {
   CheckConvertedImages();
   CheckLargeTiles();
   CheckRowPairsAndStreamingStores();
+  CheckForwardAvx512Rule();
 }
 
 }  // namespace

@@ -51,6 +51,22 @@ void WithUnrolledChannels(int64_t channels, const Fn& fn) {
   }
 }
 
+// Whether a forward pass of half or bfloat16 gains from 512-bit vectors (the
+// AVX-512 path of RunOnBestCpuPath) at this channel count. It does where the
+// channel loop is unrolled, and from 16 channels on. Shorter loops whose
+// count is read at run time lose: GCC's 512-bit code for a loop of 5 to 15
+// iterations is slower than its 256-bit code (C++ driver, one thread, half
+// 16x75x77xC to 37x41: 1.4x to 1.7x slower for C = 5, 6, 7 and 12, and 1.2x
+// when up-sampling; bfloat16 1.3x to 1.4x). The gradient measured no such
+// loss and keeps AVX-512 everywhere.
+inline bool ForwardGainsFromAvx512(int64_t channels) {
+  bool unrolled = false;
+  WithUnrolledChannels(channels, [&](auto fixed_channels) {
+    unrolled = decltype(fixed_channels)::value > 0;
+  });
+  return unrolled || channels >= 16;
+}
+
 // Whether rows of kChannels-channel OutT pixels may be written with streaming
 // stores: float pixels of whole 16-byte units (see bilinear_streaming_stores.h).
 template <int kChannels, typename OutT>

@@ -45,10 +45,12 @@ class MyBilinearOp : public BilinearOpKernel {
     constexpr bool kSixteenBit = bilinear::kIsSixteenBitFloat<T> ||
                                  bilinear::kIsSixteenBitFloat<OutT>;
     bilinear::ForRowRanges<kSixteenBit>(
-        context, rows, output->NumElements(), [&](int64_t begin_row, int64_t end_row) {
+        context, rows, output->NumElements(),
+        [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
                                output_data, stores);
-        });
+        },
+        bilinear::ForwardGainsFromAvx512(geometry.channels));
   }
 };
 
