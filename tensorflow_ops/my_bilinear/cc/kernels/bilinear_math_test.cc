@@ -393,19 +393,27 @@ void CheckRowPairsAndStreamingStores() {
               static_cast<long long>(geometries));
 }
 
-// The forward kernels of 16-bit images take 512-bit vectors where the
-// channel loop is unrolled or has 16 or more channels, not for the short
-// loops whose count is read at run time (ForwardGainsFromAvx512 says why).
+// Which forward kernels of 16-bit images take 512-bit vectors
+// (ForwardGainsFromAvx512 says why): unrolled channel loops always; other
+// counts by type, channel count and whether the height is up-sampled.
 void CheckForwardAvx512Rule() {
   for (int64_t channels = 1; channels <= 70; ++channels) {
     const bool unrolled = channels == 1 || channels == 3 || channels == 4 ||
                           channels == 8 || channels == 16 || channels == 32 ||
                           channels == 64;
-    const bool want = unrolled || channels >= 16;
-    if (ForwardGainsFromAvx512(channels) != want) {
-      ++failures;
-      std::printf("FAIL ForwardGainsFromAvx512(%lld) is %d\n",
-                  static_cast<long long>(channels), !want);
+    const bool five_to_seven = channels >= 5 && channels <= 7;
+    const bool long_tail = channels % 8 >= 4;  // 4 to 7 channels left over
+    for (const bool up_sampled : {false, true}) {
+      const ResizeGeometry g{1, 10, 10, up_sampled ? 11 : 10, 10, channels, false, true};
+      const bool want_half = unrolled || (up_sampled ? !five_to_seven : !long_tail);
+      const bool want_bfloat16 =
+          unrolled || up_sampled || channels >= 16 || !long_tail;
+      if (ForwardGainsFromAvx512(g, /*half=*/true) != want_half ||
+          ForwardGainsFromAvx512(g, /*half=*/false) != want_bfloat16) {
+        ++failures;
+        std::printf("FAIL ForwardGainsFromAvx512, %lld channels, up-sampled %d\n",
+                    static_cast<long long>(channels), up_sampled);
+      }
     }
   }
 }

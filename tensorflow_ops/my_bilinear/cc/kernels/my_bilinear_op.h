@@ -10,6 +10,7 @@
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_OP_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
@@ -50,7 +51,9 @@ class MyBilinearOp : public BilinearOpKernel {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
                                output_data, stores);
         },
-        bilinear::ForwardGainsFromAvx512(geometry.channels));
+        bilinear::ForwardGainsFromAvx512(
+            geometry, std::is_same<T, Eigen::half>::value ||
+                          std::is_same<OutT, Eigen::half>::value));
   }
 };
 
