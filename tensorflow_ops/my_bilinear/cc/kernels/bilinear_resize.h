@@ -51,29 +51,38 @@ void WithUnrolledChannels(int64_t channels, const Fn& fn) {
   }
 }
 
-// Whether a forward pass of half or bfloat16 (`half`: half images or output)
-// gains from 512-bit vectors (the AVX-512 path of RunOnBestCpuPath). It does
-// where the channel loop is unrolled. Where the count is read at run time,
-// GCC's 512-bit code can lose to its 256-bit code, by how many channels are
-// left over after 8-wide vectors (C % 8 of 4 to 7 loses) and by path. 512-bit
-// time over 256-bit time, C++ driver, one thread, 16x75x77xC to 37x41 (not
-// up-sampled) and 16x37x41xC to 75x77 (up-sampled):
-// - half, not up-sampled: 1.2x to 1.7x for C % 8 >= 4 (5-7, 12-15, 20-23,
-//   28-31; 36 and 39: 1.1x), 0.92x to 1.08x otherwise;
-// - half, up-sampled: 1.2x for C = 5 to 7, else 0.78x to 1.06x;
-// - bfloat16, not up-sampled: 1.2x to 1.4x for C = 5 to 7 and 12 to 15,
-//   0.8x to 1.0x otherwise; up-sampled: 0.6x to 1.0x.
+// The images of a forward pass that has half or bfloat16 images or output.
+enum class SixteenBitImages { kHalf, kBfloat16, kOther };
+
+// Whether such a forward pass gains from 512-bit vectors (the AVX-512 path of
+// RunOnBestCpuPath). It does where the channel loop is unrolled (C++ driver,
+// one thread: 0.3x to 1.0x the AVX2 time, mixed types included). Where the
+// count is read at run time, GCC's 512-bit code can lose, by how many channels
+// are left over after 8-wide vectors (C % 8 of 4 to 7), by type and by path
+// ("up-sampled": the height). 512-bit time over 256-bit time, C++ driver and
+// a review from Python, 16x75x77xC to 37x41 and 16x37x41xC to 75x77:
+// - half images: 1.1x to 1.7x where C % 8 >= 4 (5-7, 12-15, 20-23, 28-31, 36,
+//   up-sampled or not), 0.92x to 1.08x otherwise;
+// - bfloat16 images, not up-sampled: 1.2x to 1.4x for C = 5 to 7 and 12 to
+//   15, 0.8x to 1.0x otherwise; up-sampled: 0.6x to 1.0x;
+// - other images into half or bfloat16 output (float to bfloat16, uint8 or
+//   int16 to half): 2x to 3.6x at 9, 10, 12, 17 and 24 channels.
 // The gradient measured no such loss and keeps AVX-512 everywhere.
-inline bool ForwardGainsFromAvx512(const ResizeGeometry& g, bool half) {
+inline bool ForwardGainsFromAvx512(const ResizeGeometry& g, SixteenBitImages images) {
   bool unrolled = false;
   WithUnrolledChannels(g.channels, [&](auto fixed_channels) {
     unrolled = decltype(fixed_channels)::value > 0;
   });
   if (unrolled) return true;
-  const bool up_sampled = g.out_height > g.in_height;
   const bool long_tail = g.channels % 8 >= 4;  // 4 to 7 channels left over
-  if (half) return up_sampled ? g.channels < 5 || g.channels > 7 : !long_tail;
-  return up_sampled || g.channels > 15 || !long_tail;
+  switch (images) {
+    case SixteenBitImages::kHalf:
+      return !long_tail;
+    case SixteenBitImages::kBfloat16:
+      return g.out_height > g.in_height || g.channels > 15 || !long_tail;
+    default:
+      return false;
+  }
 }
 
 // Whether rows of kChannels-channel OutT pixels may be written with streaming

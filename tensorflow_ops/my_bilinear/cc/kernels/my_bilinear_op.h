@@ -45,15 +45,19 @@ class MyBilinearOp : public BilinearOpKernel {
         bilinear::StoresForOutput(output->TotalBytes(), images.TotalBytes());
     constexpr bool kSixteenBit = bilinear::kIsSixteenBitFloat<T> ||
                                  bilinear::kIsSixteenBitFloat<OutT>;
+    constexpr bilinear::SixteenBitImages kImages =
+        std::is_same<T, Eigen::half>::value
+            ? bilinear::SixteenBitImages::kHalf
+            : std::is_same<T, tensorflow::bfloat16>::value
+                  ? bilinear::SixteenBitImages::kBfloat16
+                  : bilinear::SixteenBitImages::kOther;
     bilinear::ForRowRanges<kSixteenBit>(
         context, rows, output->NumElements(),
         [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
                                output_data, stores);
         },
-        bilinear::ForwardGainsFromAvx512(
-            geometry, std::is_same<T, Eigen::half>::value ||
-                          std::is_same<OutT, Eigen::half>::value));
+        bilinear::ForwardGainsFromAvx512(geometry, kImages));
   }
 };
 
