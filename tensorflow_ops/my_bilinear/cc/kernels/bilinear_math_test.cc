@@ -246,13 +246,14 @@ std::vector<T> RandomImageValues(int64_t count, std::mt19937* rng) {
   return values;
 }
 
-// Images of another type than the accumulator (16-bit floats and integers)
-// give the bits of the same values resized as float, then rounded to OutT:
-// whether they are converted a span at a time first (the row-reusing path,
-// its blocks narrowed to fit the span's buffer), or value by value as they
-// are read (past kMaxSpanPixelsPerColumn input pixels per column, more
-// channels than a row buffer holds, and the integer channel counts read
-// directly). Rows are split at random, as threads split them.
+// Images or output of another type than the accumulator (16-bit floats and
+// integers, float images into 16-bit output) give the bits of the same values
+// resized as float, then rounded to OutT: whether they are converted a span
+// or a row at a time (the row-reusing path, its blocks narrowed to fit the
+// span's buffer, and the span path), or value by value as they are read and
+// written (past kMaxSpanPixelsPerColumn input pixels per column, more
+// channels than a row buffer holds, and the counts where the direct path
+// converts faster). Rows are split at random, as threads split them.
 template <typename T, typename OutT>
 void CheckConvertedImagesOf(const char* type_name, std::mt19937* rng) {
   const int64_t shapes[][5] = {
@@ -264,9 +265,15 @@ void CheckConvertedImagesOf(const char* type_name, std::mt19937* rng) {
       {4, 300, 4, 700, 4},    // equal heights, widening
       {3, 2100, 3, 1100, 5},  // equal heights, narrowing
       {4, 9, 2, 5, 4100},     // more channels than a row buffer
-      {5, 40, 2, 17, 1},      // integer channel counts read directly
+      {5, 40, 2, 17, 1},      // channel counts each path takes, by type
       {5, 40, 2, 17, 2},
+      {5, 40, 2, 17, 8},
+      {5, 40, 2, 17, 9},
+      {5, 40, 2, 17, 16},
       {5, 40, 2, 17, 33},
+      {4, 30, 2, 17, 64},
+      {3, 20, 5, 17, 9},
+      {3, 20, 5, 17, 32},
   };
   int64_t geometries = 0;
   for (const auto& s : shapes) {
@@ -301,6 +308,10 @@ void CheckConvertedImages() {
   CheckConvertedImagesOf<uint8_t, float>("uint8", &rng);
   CheckConvertedImagesOf<int16_t, float>("int16", &rng);
   CheckConvertedImagesOf<int64_t, float>("int64", &rng);
+  CheckConvertedImagesOf<float, Float16>("float into half", &rng);
+  CheckConvertedImagesOf<float, Bfloat16>("float into bfloat16", &rng);
+  CheckConvertedImagesOf<uint8_t, Float16>("uint8 into half", &rng);
+  CheckConvertedImagesOf<int16_t, Bfloat16>("int16 into bfloat16", &rng);
 }
 
 // Geometries past one block of columns and one tile of channels.
@@ -395,26 +406,37 @@ void CheckRowPairsAndStreamingStores() {
 
 // Which forward kernels with 16-bit images or output take 512-bit vectors
 // (ForwardGainsFromAvx512 says why): unrolled channel loops always; other
-// counts by image type, channel count and whether the height is up-sampled.
+// counts by image type, channel count, whether the height is up-sampled, and
+// for other images, the path.
 void CheckForwardAvx512Rule() {
   const std::vector<int64_t> unrolled = {1, 3, 4, 8, 16, 32, 64};
   // Counts read at run time, by what was measured for each.
   const std::vector<int64_t> half_wins = {9, 10, 11, 17, 18, 40, 48, 96};
   const std::vector<int64_t> half_loses = {5, 6, 7, 12, 13, 14, 15, 20, 23, 28, 31, 36};
+  // Float and integer images into 16-bit output, on the buffered paths.
+  const std::vector<int64_t> other_wins = {9, 10, 17, 24, 48};
+  const std::vector<int64_t> other_loses = {5, 6, 7, 12, 13};
   auto in = [](const std::vector<int64_t>& list, int64_t c) {
     return std::find(list.begin(), list.end(), c) != list.end();
   };
   for (int64_t channels = 1; channels <= 96; ++channels) {
     for (const bool up_sampled : {false, true}) {
       const ResizeGeometry g{1, 10, 10, up_sampled ? 11 : 9, 10, channels, false, true};
-      const bool half = ForwardGainsFromAvx512(g, SixteenBitImages::kHalf);
-      const bool bfloat16 = ForwardGainsFromAvx512(g, SixteenBitImages::kBfloat16);
-      const bool other = ForwardGainsFromAvx512(g, SixteenBitImages::kOther);
+      const bool half = ForwardGainsFromAvx512<Float16, Float16>(g);
+      const bool bfloat16 = ForwardGainsFromAvx512<Bfloat16, Bfloat16>(g);
+      // Buffered at every count but 64, which is unrolled.
+      const bool other = ForwardGainsFromAvx512<uint8_t, Float16>(g);
+      // The direct path: 20 input pixels per output column, not up-sampled.
+      const ResizeGeometry sparse_columns{1, 10, 200, 9, 10, channels, false, true};
+      const bool other_direct = ForwardGainsFromAvx512<uint8_t, Float16>(sparse_columns);
       bool wrong = false;
       if (in(unrolled, channels)) {
-        wrong = !half || !bfloat16 || !other;
+        wrong = !half || !bfloat16 || !other || !other_direct;
       } else {
-        wrong = other || (in(half_wins, channels) && !half) ||
+        wrong = other_direct ||
+                (in(other_wins, channels) && !other) ||
+                (in(other_loses, channels) && other) ||
+                (in(half_wins, channels) && !half) ||
                 (in(half_loses, channels) && half) ||
                 (up_sampled && !bfloat16) ||
                 (!up_sampled && (channels >= 5 && channels <= 7) && bfloat16) ||
@@ -428,6 +450,50 @@ void CheckForwardAvx512Rule() {
                     static_cast<long long>(channels), up_sampled);
       }
     }
+  }
+}
+
+// DirectPathConvertsFaster against what the C++ driver measured (see its
+// comment): for each type pair and direction, the counts where the direct
+// path was faster and those where a buffered path was, ties left out.
+template <typename T, typename OutT>
+void CheckDirectPathRuleFor(const char* name, bool up_sampled,
+                            const std::vector<int64_t>& direct_faster,
+                            const std::vector<int64_t>& buffered_faster) {
+  for (const auto* counts : {&direct_faster, &buffered_faster}) {
+    for (const int64_t channels : *counts) {
+      if (DirectPathConvertsFaster<T, OutT>(channels, up_sampled) !=
+          (counts == &direct_faster)) {
+        ++failures;
+        std::printf("FAIL DirectPathConvertsFaster, %s, %lld channels, up-sampled %d\n",
+                    name, static_cast<long long>(channels), up_sampled);
+      }
+    }
+  }
+}
+
+void CheckDirectPathRule() {
+  CheckDirectPathRuleFor<float, Float16>("float into half", false, {64},
+                                         {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 24, 48});
+  CheckDirectPathRuleFor<float, Float16>("float into half", true, {},
+                                         {9, 10, 12, 13, 16, 17, 24, 32, 48});
+  CheckDirectPathRuleFor<float, Bfloat16>("float into bfloat16", false, {32, 64},
+                                          {1, 2, 3, 5, 6, 7, 9, 10, 12, 13, 16, 17, 24, 48});
+  CheckDirectPathRuleFor<float, Bfloat16>("float into bfloat16", true, {32, 64},
+                                          {9, 10, 12, 13, 16, 17, 24});
+  CheckDirectPathRuleFor<uint8_t, float>("uint8 into float", false, {32, 64},
+                                         {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 24, 48});
+  CheckDirectPathRuleFor<int16_t, float>("int16 into float", false, {16, 17, 32, 48, 64},
+                                         {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13});
+  CheckDirectPathRuleFor<uint8_t, Float16>("uint8 into half", false, {},
+                                           {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 24, 32, 48});
+  CheckDirectPathRuleFor<uint8_t, Bfloat16>("uint8 into bfloat16", false, {64},
+                                            {4, 16, 17, 24, 32, 48});
+  CheckDirectPathRuleFor<int16_t, Float16>("int16 into half", false, {64},
+                                           {8, 16, 17, 24, 48});
+  for (const int64_t channels : {9, 10, 12, 13, 16, 17, 24, 32, 48, 64}) {
+    CheckDirectPathRuleFor<uint8_t, Float16>("uint8 into half", true, {}, {channels});
+    CheckDirectPathRuleFor<uint8_t, Bfloat16>("uint8 into bfloat16", true, {}, {channels});
   }
 }
 
@@ -445,6 +511,7 @@ void CheckAll() {
   CheckLargeTiles();
   CheckRowPairsAndStreamingStores();
   CheckForwardAvx512Rule();
+  CheckDirectPathRule();
 }
 
 }  // namespace

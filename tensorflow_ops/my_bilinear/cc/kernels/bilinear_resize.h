@@ -51,38 +51,13 @@ void WithUnrolledChannels(int64_t channels, const Fn& fn) {
   }
 }
 
-// The images of a forward pass that has half or bfloat16 images or output.
-enum class SixteenBitImages { kHalf, kBfloat16, kOther };
-
-// Whether such a forward pass gains from 512-bit vectors (the AVX-512 path of
-// RunOnBestCpuPath). It does where the channel loop is unrolled (C++ driver,
-// one thread: 0.3x to 1.0x the AVX2 time, mixed types included). Where the
-// count is read at run time, GCC's 512-bit code can lose, by how many channels
-// are left over after 8-wide vectors (C % 8 of 4 to 7), by type and by path
-// ("up-sampled": the height). 512-bit time over 256-bit time, C++ driver and
-// a review from Python, 16x75x77xC to 37x41 and 16x37x41xC to 75x77:
-// - half images: 1.1x to 1.7x where C % 8 >= 4 (5-7, 12-15, 20-23, 28-31, 36,
-//   up-sampled or not), 0.92x to 1.08x otherwise;
-// - bfloat16 images, not up-sampled: 1.2x to 1.4x for C = 5 to 7 and 12 to
-//   15, 0.8x to 1.0x otherwise; up-sampled: 0.6x to 1.0x;
-// - other images into half or bfloat16 output (float to bfloat16, uint8 or
-//   int16 to half): 2x to 3.6x at 9, 10, 12, 17 and 24 channels.
-// The gradient measured no such loss and keeps AVX-512 everywhere.
-inline bool ForwardGainsFromAvx512(const ResizeGeometry& g, SixteenBitImages images) {
+// Whether `channels` is one of the counts WithUnrolledChannels fixes.
+inline bool IsUnrolledChannelCount(int64_t channels) {
   bool unrolled = false;
-  WithUnrolledChannels(g.channels, [&](auto fixed_channels) {
+  WithUnrolledChannels(channels, [&](auto fixed_channels) {
     unrolled = decltype(fixed_channels)::value > 0;
   });
-  if (unrolled) return true;
-  const bool long_tail = g.channels % 8 >= 4;  // 4 to 7 channels left over
-  switch (images) {
-    case SixteenBitImages::kHalf:
-      return !long_tail;
-    case SixteenBitImages::kBfloat16:
-      return g.out_height > g.in_height || g.channels > 15 || !long_tail;
-    default:
-      return false;
-  }
+  return unrolled;
 }
 
 // Whether rows of kChannels-channel OutT pixels may be written with streaming
@@ -456,15 +431,51 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
 // output, and adding a pass over the row buffers made it slower (measured).
 constexpr int64_t kMaxReusedFloatChannels = 8;
 
+// Whether the direct path (ResizeRowsDirectly), which converts each value as
+// it reads or writes it, is faster for T images into OutT output of
+// `channels` than the buffered paths, which convert a span of input or a row
+// of output in one vectorized loop. Only where its channel loop is unrolled
+// or long enough to vectorize the conversions, and by type. C++ driver, one
+// thread, 16x75x77xC to 37x41 (`up_sampled`: 16x37x41xC to 75x77), time of
+// the direct path over the best buffered one, AVX2 or AVX-512:
+// - float images into bfloat16: 0.6x to 0.9x at 32 and 64 channels,
+//   up-sampled or not; 1.0x at 4 and 8 not up-sampled; 1.1x to 6x at the
+//   other counts (1 to 24, 48);
+// - float images into half: not up-sampled, 0.9x at 64 channels, 1.0x at 32,
+//   1.3x to 10x below and at 48; up-sampled, 1.0x at 64, 1.4x to 12x below;
+// - 16-bit integers into float: 0.8x to 1.0x from 16 channels, 1.2x to 4x
+//   below; into half or bfloat16, 0.8x to 1.0x at 32 and 64;
+// - 8-bit integers into float: 0.9x at 32 and 64 channels (AVX2), 1.1x to 4x
+//   elsewhere; into half or bfloat16, 0.8x to 1.0x at 64, 1.5x to 15x below.
+// Equal heights count as not up-sampled. Integer images up-sampled always
+// take the row-reusing path.
+template <typename T, typename OutT>
+bool DirectPathConvertsFaster(int64_t channels, bool up_sampled) {
+  using A = AccumulatorType<OutT>;
+  const bool unrolled = IsUnrolledChannelCount(channels);
+  if constexpr (std::is_same<T, A>::value) {  // A images into 16-bit output
+    constexpr bool kIntoHalf = std::is_same<OutT, Float16>::value;
+    return unrolled && channels >= (kIntoHalf && up_sampled ? 64 : 32);
+  } else if constexpr (std::is_integral<T>::value) {
+    if (up_sampled) return false;
+    constexpr bool kIntoFloat = std::is_same<OutT, A>::value;
+    if (sizeof(T) == 2 && kIntoFloat && channels >= 16) return true;
+    return unrolled && channels >= (sizeof(T) == 1 && !kIntoFloat ? 64 : 32);
+  }
+  return false;
+}
+
 // Whether ResizeRows takes the row-reusing path: where output rows outnumber
-// input rows, and either few channels or 16-bit and integer images, whose
-// conversions dominate and are then done once per input value.
+// input rows, and either few channels or conversions of the images or the
+// output that the direct path does not do faster (DirectPathConvertsFaster):
+// they are then done once per input value, or in one loop per output row.
 template <typename T, typename OutT>
 bool ReusesColumnBlends(const ResizeGeometry& g) {
-  const bool converts = !std::is_same<T, AccumulatorType<OutT>>::value;
-  return g.out_height > g.in_height &&
-         g.channels <= kRowBufferElements<AccumulatorType<OutT>> &&
-         (converts || g.channels <= kMaxReusedFloatChannels);
+  using A = AccumulatorType<OutT>;
+  if (g.out_height <= g.in_height || g.channels > kRowBufferElements<A>) return false;
+  if (g.channels <= kMaxReusedFloatChannels) return true;
+  if constexpr (std::is_same<T, A>::value && std::is_same<OutT, A>::value) return false;
+  return !DirectPathConvertsFaster<T, OutT>(g.channels, /*up_sampled=*/true);
 }
 
 // One output row of `width` pixels from two rows of A (`top` and `bottom`,
@@ -488,21 +499,24 @@ void ResizeRowOfSpans(const A* top, const A* bottom, A y_lerp,
   });
 }
 
-// Output rows [begin_row, end_row) of 16-bit or integer images whose height
-// is not up-sampled, so that no input row's horizontal blend serves two
-// output rows. For each block of columns, the span of input pixels that the
-// block reads in each of an output row's two input rows is converted to A in
-// one vectorized loop (kept while the next output row reads the same input
-// row), and the row is computed from those spans as rows of A images are,
-// into the output, or for 16-bit outputs into a row of A converted in one
-// loop. Converted value by value as they were read, half down-sampling of 3
-// channels took 30 times the float time. The same expressions, so the same
-// bits.
+// Output rows [begin_row, end_row) of 16-bit or integer images, or into
+// 16-bit output, whose height is not up-sampled, so that no input row's
+// horizontal blend serves two output rows. For each block of columns, the
+// span of input pixels that the block reads in each of an output row's two
+// input rows is converted to A in one vectorized loop (kept while the next
+// output row reads the same input row; A images are read in place), and the
+// row is computed from those spans as rows of A images are, into the output,
+// or for 16-bit outputs into a row of A converted in one loop. Converted
+// value by value as they were read, half down-sampling of 3 channels took 30
+// times the float time. The same expressions, so the same bits.
 template <typename T, typename OutT>
 void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
                                   int64_t begin_row, int64_t end_row,
                                   OutT* output) {
   using A = AccumulatorType<OutT>;
+  // A images (into 16-bit output) need no conversion: their rows are read in
+  // place, and `spans` is not used.
+  constexpr bool kInPlace = std::is_same<T, A>::value;
   const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
                                    g.half_pixel_centers);
   const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
@@ -511,7 +525,7 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t max_span_pixels = kRowBufferElements<A> / g.channels;
   AxisWeight<A> columns[kColumnBlock];
-  A spans[2][kRowBufferElements<A> + kFourLanePadding];
+  A spans[kInPlace ? 1 : 2][kInPlace ? 1 : kRowBufferElements<A> + kFourLanePadding];
   // Written past `width` pixels by ignored lanes.
   A row_values[kRowBufferElements<A> + kFourLanePadding];
   for (int64_t x0 = 0; x0 < g.out_width;) {
@@ -526,9 +540,16 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
       columns[x].upper -= first_pixel;
     }
     // Writing to the output, the output row's last pixel takes no 4th lane.
-    const int64_t four_lane_columns =
+    int64_t four_lane_columns =
         std::is_same<A, OutT>::value && x0 + width == g.out_width ? width - 1
                                                                   : width;
+    if constexpr (kInPlace) {
+      // Nor, reading the images, pixels that read the row's last pixel.
+      while (four_lane_columns > 0 &&
+             columns[four_lane_columns - 1].upper + first_pixel >= g.in_width - 1) {
+        --four_lane_columns;
+      }
+    }
     // Fills `span` with the converted pixels of input row `wanted`.
     auto convert_row = [&](int64_t wanted, A* span_values) {
       ConvertValues(images + wanted * in_row_size + first_pixel * g.channels, span,
@@ -536,12 +557,19 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
       // Read by ignored lanes only; set so that no read is indeterminate.
       std::fill_n(span_values + span, kFourLanePadding, A(0));
     };
-    InputRowSlots<A> slots(spans[0], spans[1]);
+    InputRowSlots<A> slots(spans[0], spans[kInPlace ? 0 : 1]);
     ForEachOutputRow(g, row_sampler, begin_row, end_row,
                      [&](int64_t row, const AxisWeight<A>& y, int64_t top_row,
                          int64_t bottom_row) {
-      const A* top = slots.Holding(top_row, bottom_row, convert_row);
-      const A* bottom = slots.Holding(bottom_row, top_row, convert_row);
+      const A* top;
+      const A* bottom;
+      if constexpr (kInPlace) {
+        top = images + top_row * in_row_size + first_pixel * g.channels;
+        bottom = images + bottom_row * in_row_size + first_pixel * g.channels;
+      } else {
+        top = slots.Holding(top_row, bottom_row, convert_row);
+        bottom = slots.Holding(bottom_row, top_row, convert_row);
+      }
       OutT* out = output + row * out_row_size + x0 * g.channels;
       if constexpr (std::is_same<A, OutT>::value) {
         ResizeRowOfSpans(top, bottom, y.lerp, columns, width, four_lane_columns,
@@ -556,48 +584,65 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
   }
 }
 
-// Most channels of integer images that take ResizeRowsFromConvertedSpans.
-// Read value by value, 8-bit and 16-bit images of more channels convert along
-// the channel loop, vectorized, and measured faster (1.2x at 32 channels);
-// so did 32-bit and 64-bit images of 1 and 3 channels (1.3x to 1.6x), whose
-// span conversion is not vectorized on the AVX2 path.
-constexpr int64_t kMaxSpanConvertedIntegerChannels = 8;
-
-// Whether ResizeRows takes ResizeRowsFromConvertedSpans: 16-bit float images,
-// and 8-bit and 16-bit integer images of at most
-// kMaxSpanConvertedIntegerChannels, whose height is not up-sampled, where two
-// pixels' channels fit a span's buffer and no output column is more than
-// kMaxSpanPixelsPerColumn input pixels from the next.
+// Whether ResizeRows takes ResizeRowsFromConvertedSpans: images or output of
+// another type than A, whose height is not up-sampled, where two pixels'
+// channels fit a span's buffer, no output column is more than
+// kMaxSpanPixelsPerColumn input pixels from the next, and the direct path
+// does not convert faster (DirectPathConvertsFaster). Not for 32-bit and
+// 64-bit integer images: their span conversion is not vectorized on the AVX2
+// path, and read value by value they measured faster (1.3x to 1.6x at 1 and
+// 3 channels).
 template <typename T, typename OutT>
 bool ConvertsSpans(const ResizeGeometry& g) {
-  if constexpr (std::is_same<T, AccumulatorType<OutT>>::value) return false;
-  if constexpr (std::is_integral<T>::value) {
-    if (sizeof(T) > 2 || g.channels > kMaxSpanConvertedIntegerChannels) return false;
-  }
-  return g.out_height <= g.in_height &&
-         2 * g.channels <= kRowBufferElements<AccumulatorType<OutT>> &&
-         g.in_width <= kMaxSpanPixelsPerColumn * g.out_width;
+  using A = AccumulatorType<OutT>;
+  if constexpr (std::is_same<T, A>::value && std::is_same<OutT, A>::value) return false;
+  if constexpr (std::is_integral<T>::value && sizeof(T) > 2) return false;
+  return g.out_height <= g.in_height && 2 * g.channels <= kRowBufferElements<A> &&
+         g.in_width <= kMaxSpanPixelsPerColumn * g.out_width &&
+         !DirectPathConvertsFaster<T, OutT>(g.channels, /*up_sampled=*/false);
 }
 
-// Writes output rows [begin_row, end_row), where row r is image r / out_height,
-// row r % out_height. `images` ([batch, in_height, in_width, channels] of T)
-// and `output` ([batch, out_height, out_width, channels] of OutT) are dense.
-// Values are computed in AccumulatorType<OutT>. With OutputStores::kStreaming
-// (see StoresForOutput), rows of float pixels of 4, 8, 16, 32 or 64 channels
-// computed directly are written with streaming stores when `output` is
-// 16-byte aligned; the row-reusing path's rows measured slower with them, and
-// keep the cache. Any choice gives the same bits.
+// Whether a forward pass of T images into OutT output, one of them half or
+// bfloat16, gains from 512-bit vectors (the AVX-512 path of
+// RunOnBestCpuPath). It does where the channel loop is unrolled (C++ driver,
+// one thread: 0.3x to 1.0x the AVX2 time, mixed types included). Where the
+// count is read at run time, GCC's 512-bit code can lose, by how many channels
+// are left over after 8-wide vectors (C % 8 of 4 to 7), by type and by path
+// ("up-sampled": the height). 512-bit time over 256-bit time, C++ driver and
+// a review from Python, 16x75x77xC to 37x41 and 16x37x41xC to 75x77:
+// - half images: 1.1x to 1.7x where C % 8 >= 4 (5-7, 12-15, 20-23, 28-31, 36,
+//   up-sampled or not), 0.92x to 1.08x otherwise;
+// - bfloat16 images, not up-sampled: 1.2x to 1.4x for C = 5 to 7 and 12 to
+//   15, 0.8x to 1.0x otherwise; up-sampled: 0.6x to 1.0x;
+// - other images (float, uint8, int16) into half or bfloat16 output, on the
+//   buffered paths: 1.1x to 1.6x where C % 8 >= 4 (5-7, 12, 13), 0.8x to
+//   1.1x otherwise, but 0.5x to 0.8x at every count for bfloat16 output
+//   up-sampled, where AVX2 is kept for simplicity (1.2x to 1.3x slower at 12
+//   and 13 channels); on the direct path (see DirectPathConvertsFaster), 2x
+//   to 3.6x at 9, 10, 12, 17 and 24 channels.
+// The gradient measured no such loss and keeps AVX-512 everywhere.
 template <typename T, typename OutT>
-void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
-                int64_t end_row, OutT* output,
-                OutputStores stores = OutputStores::kCached) {
-  if (IsIdentity(g)) return CopyRows(g, images, begin_row, end_row, output);
-  if (ReusesColumnBlends<T, OutT>(g)) {
-    return ResizeRowsReusingColumns(g, images, begin_row, end_row, output);
+bool ForwardGainsFromAvx512(const ResizeGeometry& g) {
+  if (IsUnrolledChannelCount(g.channels)) return true;
+  const bool long_tail = g.channels % 8 >= 4;  // 4 to 7 channels left over
+  if constexpr (std::is_same<T, Bfloat16>::value) {
+    return g.out_height > g.in_height || g.channels > 15 || !long_tail;
+  } else if constexpr (std::is_same<T, Float16>::value) {
+    return !long_tail;
+  } else {
+    return !long_tail && (ReusesColumnBlends<T, OutT>(g) || ConvertsSpans<T, OutT>(g));
   }
-  if (ConvertsSpans<T, OutT>(g)) {
-    return ResizeRowsFromConvertedSpans(g, images, begin_row, end_row, output);
-  }
+}
+
+// Output rows [begin_row, end_row) computed directly from the images, each
+// value as it is read: the path of ResizeRows where no row buffer pays (see
+// ReusesColumnBlends and ConvertsSpans). With OutputStores::kStreaming, rows
+// of float pixels of 4, 8, 16, 32 or 64 channels are written with streaming
+// stores when `output` is 16-byte aligned.
+template <typename T, typename OutT>
+void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
+                        int64_t begin_row, int64_t end_row, OutT* output,
+                        OutputStores stores) {
   using A = AccumulatorType<OutT>;
   constexpr bool kFourLanes =
       std::is_same<T, float>::value && std::is_same<OutT, float>::value;
@@ -673,6 +718,28 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
     }
   }
   if (stream) FinishStreamingStores();
+}
+
+// Writes output rows [begin_row, end_row), where row r is image r / out_height,
+// row r % out_height. `images` ([batch, in_height, in_width, channels] of T)
+// and `output` ([batch, out_height, out_width, channels] of OutT) are dense.
+// Values are computed in AccumulatorType<OutT>. With OutputStores::kStreaming
+// (see StoresForOutput), rows of float pixels of 4, 8, 16, 32 or 64 channels
+// computed directly are written with streaming stores when `output` is
+// 16-byte aligned; the row-reusing path's rows measured slower with them, and
+// keep the cache. Any choice gives the same bits.
+template <typename T, typename OutT>
+void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
+                int64_t end_row, OutT* output,
+                OutputStores stores = OutputStores::kCached) {
+  if (IsIdentity(g)) return CopyRows(g, images, begin_row, end_row, output);
+  if (ReusesColumnBlends<T, OutT>(g)) {
+    return ResizeRowsReusingColumns(g, images, begin_row, end_row, output);
+  }
+  if (ConvertsSpans<T, OutT>(g)) {
+    return ResizeRowsFromConvertedSpans(g, images, begin_row, end_row, output);
+  }
+  ResizeRowsDirectly(g, images, begin_row, end_row, output, stores);
 }
 
 }  // namespace bilinear

@@ -10,7 +10,6 @@
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_OP_H_
 
 #include <cstdint>
-#include <type_traits>
 
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
@@ -45,19 +44,14 @@ class MyBilinearOp : public BilinearOpKernel {
         bilinear::StoresForOutput(output->TotalBytes(), images.TotalBytes());
     constexpr bool kSixteenBit = bilinear::kIsSixteenBitFloat<T> ||
                                  bilinear::kIsSixteenBitFloat<OutT>;
-    constexpr bilinear::SixteenBitImages kImages =
-        std::is_same<T, Eigen::half>::value
-            ? bilinear::SixteenBitImages::kHalf
-            : std::is_same<T, tensorflow::bfloat16>::value
-                  ? bilinear::SixteenBitImages::kBfloat16
-                  : bilinear::SixteenBitImages::kOther;
     bilinear::ForRowRanges<kSixteenBit>(
         context, rows, output->NumElements(),
         [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
                                output_data, stores);
         },
-        bilinear::ForwardGainsFromAvx512(geometry, kImages));
+        bilinear::ForwardGainsFromAvx512<bilinear::CpuStorageType<T>,
+                                         bilinear::CpuStorageType<OutT>>(geometry));
   }
 };
 
