@@ -44,8 +44,15 @@ class MyBilinearOp : public BilinearOpKernel {
         bilinear::StoresForOutput(output->TotalBytes(), images.TotalBytes());
     constexpr bool kSixteenBit = bilinear::kIsSixteenBitFloat<T> ||
                                  bilinear::kIsSixteenBitFloat<OutT>;
+    // Channel counts read at run time cost about twice as much a value as
+    // the unrolled ones (C++ driver, float, one thread: 0.29 to 0.57 ns
+    // against 0.21 to 0.23 at 8 and 16 channels), so their rows are split
+    // over threads from half as many values.
+    const int64_t work_values =
+        output->NumElements() *
+        (bilinear::IsUnrolledChannelCount(geometry.channels) ? 1 : 2);
     bilinear::ForRowRanges<kSixteenBit>(
-        context, rows, output->NumElements(),
+        context, rows, work_values,
         [&](int64_t begin_row, int64_t end_row) {
           bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
                                output_data, stores);
