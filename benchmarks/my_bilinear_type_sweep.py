@@ -33,13 +33,36 @@ DEFAULT_PAIRS = ("uint8:float32,int16:float32,uint8:float16,"
                  "float32:bfloat16,float32:float16")
 
 
+IMAGE_TYPES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16",
+               "uint16", "int32", "int64")
+OUTPUT_TYPES = ("float16", "bfloat16", "float32", "float64")
+
+
 def parse_pairs(text: str) -> List[Tuple[tf.DType, tf.DType]]:
-    """'images:output,...' into dtype pairs."""
+    """'images:output,...' into dtype pairs, for argparse: a bad item is an
+    argparse error that names it."""
     pairs = []
     for item in text.split(","):
-        images, output = item.split(":")
-        pairs.append((tf.as_dtype(images), tf.as_dtype(output)))
+        names = item.split(":")
+        if len(names) != 2 or names[0] not in IMAGE_TYPES or names[1] not in OUTPUT_TYPES:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not images:output with images one of {', '.join(IMAGE_TYPES)} "
+                f"and output one of {', '.join(OUTPUT_TYPES)}")
+        pairs.append((tf.as_dtype(names[0]), tf.as_dtype(names[1])))
     return pairs
+
+
+def positive_int(text: str) -> int:
+    """An integer of at least 1, for argparse."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 1")
+    return value
+
+
+def channel_counts(text: str) -> List[int]:
+    """'3,9,...' into channel counts of at least 1, for argparse."""
+    return [positive_int(count) for count in text.split(",")]
 
 
 def random_images(shape: Tuple[int, ...], dtype: tf.DType,
@@ -66,11 +89,11 @@ def run_case(ops, shape: Tuple[int, ...], size: Tuple[int, int], images_dtype: t
 
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--channels", default=DEFAULT_CHANNELS,
+    parser.add_argument("--channels", type=channel_counts, default=DEFAULT_CHANNELS,
                         help="comma-separated channel counts")
-    parser.add_argument("--pairs", default=DEFAULT_PAIRS,
+    parser.add_argument("--pairs", type=parse_pairs, default=DEFAULT_PAIRS,
                         help="comma-separated images:output dtypes")
-    parser.add_argument("--repeats", type=int, default=31)
+    parser.add_argument("--repeats", type=positive_int, default=31)
     parser.add_argument("--threads", type=int, default=0,
                         help="intra-op threads (0: TensorFlow's default)")
     parser.add_argument("--json", help="write every timing to this file")
@@ -86,8 +109,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     print("| direction | images | output | channels | TF+cast ms | ours ms | speed-up |")
     print("|---|---|---|---|---|---|---|")
     rows = []
-    for images_dtype, out_dtype in parse_pairs(args.pairs):
-        for channels in (int(c) for c in args.channels.split(",")):
+    for images_dtype, out_dtype in args.pairs:
+        for channels in args.channels:
             for direction, batch_hw, size in GEOMETRIES:
                 ms = run_case(ops, (*batch_hw, channels), size, images_dtype, out_dtype,
                               args.repeats, rng)
