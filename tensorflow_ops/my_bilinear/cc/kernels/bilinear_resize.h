@@ -201,7 +201,7 @@ void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
 
 // Values of A in one row buffer of the row-reusing path: 16 KB, so that its
 // two row buffers and the converted input stay in the L1 cache, and the stack
-// frame stays near 60 KB (bilinear_stack_test runs it on a 256 KB stack).
+// frame stays near 80 KB (bilinear_stack_test runs it on a 112 KB stack).
 template <typename A>
 constexpr int64_t kRowBufferElements = 16384 / sizeof(A);
 
@@ -368,6 +368,7 @@ constexpr int64_t PaddingTo(int64_t offset, int64_t target) {
 // a row buffer modulo 4 KB, half 8x64x64x4 to 80x80 took 1.2x longer (from
 // Python). The rows are padded 64 bytes apart, so that they do not share the
 // cache's 4 KB sets (and for InterpolateConvertedColumns's 4-lane writes).
+// The padding costs 3.5 KB of stack.
 template <typename A>
 struct alignas(64) ReusedRowBuffers {
   static constexpr int64_t kColumnsBytes = kColumnBlock * sizeof(AxisWeight<A>);
@@ -389,10 +390,12 @@ struct alignas(64) ReusedRowBuffers {
 // of another type than A (16-bit and integer) are converted a block's span of
 // input pixels at a time, in one vectorized loop, rather than value by value;
 // blocks are narrowed for that span to fit its buffer. Each value is the same
-// expression as in ResizeOneRow, so the bits do not change.
+// expression as in ResizeOneRow, so the bits do not change. `frame` holds the
+// arrays (ResizeRows lends every path the same stack).
 template <typename T, typename OutT>
 void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
-                              int64_t begin_row, int64_t end_row, OutT* output) {
+                              int64_t begin_row, int64_t end_row, OutT* output,
+                              ReusedRowBuffers<AccumulatorType<OutT>>& frame) {
   using A = AccumulatorType<OutT>;
   const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
                                    g.half_pixel_centers);
@@ -402,7 +405,6 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t block_columns =
       std::min(kColumnBlock, kRowBufferElements<A> / g.channels);
-  ReusedRowBuffers<A> frame;
   AxisWeight<A>* const columns = frame.columns;
   auto& buffers = frame.rows;
   A* const converted = frame.converted;
@@ -525,6 +527,29 @@ void ResizeRowOfSpans(const A* top, const A* bottom, A y_lerp,
   });
 }
 
+// The span path's stack arrays, laid out as ReusedRowBuffers's: the row of A
+// it stores (for 16-bit outputs) is 2 KB from the column weights and spans it
+// loads, modulo 4 KB. With kHoldsSpans false (A images, read in place) the
+// spans take no room.
+template <typename A, bool kHoldsSpans>
+struct alignas(64) ConvertedSpanBuffers {
+  static constexpr int64_t kSpanElements =
+      kHoldsSpans ? kRowBufferElements<A> + kFourLanePadding : 1;
+  static constexpr int64_t kSpansEnd =
+      kColumnBlock * sizeof(AxisWeight<A>) + 2 * kSpanElements * sizeof(A);
+  AxisWeight<A> columns[kColumnBlock];
+  A spans[2][kSpanElements];
+  char spans_padding[PaddingTo(kSpansEnd, 2048)];
+  // Written past `width` pixels by ignored lanes.
+  A row_values[kRowBufferElements<A> + kFourLanePadding];
+};
+
+// The span path's frame for T images into OutT output.
+template <typename T, typename OutT>
+using SpanBuffersFor =
+    ConvertedSpanBuffers<AccumulatorType<OutT>,
+                         !std::is_same<T, AccumulatorType<OutT>>::value>;
+
 // Output rows [begin_row, end_row) of 16-bit or integer images, or into
 // 16-bit output, whose height is not up-sampled, so that no input row's
 // horizontal blend serves two output rows. For each block of columns, the
@@ -534,14 +559,15 @@ void ResizeRowOfSpans(const A* top, const A* bottom, A y_lerp,
 // row is computed from those spans as rows of A images are, into the output,
 // or for 16-bit outputs into a row of A converted in one loop. Converted
 // value by value as they were read, half down-sampling of 3 channels took 30
-// times the float time. The same expressions, so the same bits.
+// times the float time. The same expressions, so the same bits. `frame`
+// holds the arrays.
 template <typename T, typename OutT>
-void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
-                                  int64_t begin_row, int64_t end_row,
-                                  OutT* output) {
+void ResizeRowsFromConvertedSpans(
+    const ResizeGeometry& g, const T* images, int64_t begin_row, int64_t end_row,
+    OutT* output, SpanBuffersFor<T, OutT>& frame) {
   using A = AccumulatorType<OutT>;
   // A images (into 16-bit output) need no conversion: their rows are read in
-  // place, and `spans` is not used.
+  // place, and the frame holds no spans.
   constexpr bool kInPlace = std::is_same<T, A>::value;
   const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
                                    g.half_pixel_centers);
@@ -550,10 +576,8 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
   const int64_t in_row_size = g.in_width * g.channels;
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t max_span_pixels = kRowBufferElements<A> / g.channels;
-  AxisWeight<A> columns[kColumnBlock];
-  A spans[kInPlace ? 1 : 2][kInPlace ? 1 : kRowBufferElements<A> + kFourLanePadding];
-  // Written past `width` pixels by ignored lanes.
-  A row_values[kRowBufferElements<A> + kFourLanePadding];
+  AxisWeight<A>* const columns = frame.columns;
+  A* const row_values = frame.row_values;
   for (int64_t x0 = 0; x0 < g.out_width;) {
     int64_t width = std::min({kColumnBlock, max_span_pixels, g.out_width - x0});
     for (int64_t x = 0; x < width; ++x) columns[x] = column_sampler.At(x0 + x);
@@ -583,7 +607,7 @@ void ResizeRowsFromConvertedSpans(const ResizeGeometry& g, const T* images,
       // Read by ignored lanes only; set so that no read is indeterminate.
       std::fill_n(span_values + span, kFourLanePadding, A(0));
     };
-    InputRowSlots<A> slots(spans[0], spans[kInPlace ? 0 : 1]);
+    InputRowSlots<A> slots(frame.spans[0], frame.spans[1]);
     ForEachOutputRow(g, row_sampler, begin_row, end_row,
                      [&](int64_t row, const AxisWeight<A>& y, int64_t top_row,
                          int64_t bottom_row) {
@@ -664,11 +688,13 @@ bool ForwardGainsFromAvx512(const ResizeGeometry& g) {
 // value as it is read: the path of ResizeRows where no row buffer pays (see
 // ReusesColumnBlends and ConvertsSpans). With OutputStores::kStreaming, rows
 // of float pixels of 4, 8, 16, 32 or 64 channels are written with streaming
-// stores when `output` is 16-byte aligned.
+// stores when `output` is 16-byte aligned. `columns` holds a block's column
+// weights.
 template <typename T, typename OutT>
 void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
                         int64_t begin_row, int64_t end_row, OutT* output,
-                        OutputStores stores) {
+                        OutputStores stores,
+                        AxisWeight<AccumulatorType<OutT>> (&columns)[kColumnBlock]) {
   using A = AccumulatorType<OutT>;
   constexpr bool kFourLanes =
       std::is_same<T, float>::value && std::is_same<OutT, float>::value;
@@ -680,7 +706,6 @@ void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
                                       g.half_pixel_centers);
   const int64_t in_row_size = g.in_width * g.channels;
   const int64_t out_row_size = g.out_width * g.channels;
-  AxisWeight<A> columns[kColumnBlock];
   for (int64_t x0 = 0; x0 < g.out_width; x0 += kColumnBlock) {
     const int64_t width = std::min(kColumnBlock, g.out_width - x0);
     // Columns of this block that may use 4 lanes: not the last output column,
@@ -759,13 +784,23 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
                 int64_t end_row, OutT* output,
                 OutputStores stores = OutputStores::kCached) {
   if (IsIdentity(g)) return CopyRows(g, images, begin_row, end_row, output);
+  // One frame for whichever path runs. Left to find that the paths' arrays
+  // may share the stack, GCC shared only some of them: 105 KB to 154 KB of
+  // stack, where this takes 80 KB.
+  union Frame {
+    ReusedRowBuffers<AccumulatorType<OutT>> reused;
+    SpanBuffersFor<T, OutT> spans;
+    AxisWeight<AccumulatorType<OutT>> columns[kColumnBlock];
+  } frame;
   if (ReusesColumnBlends<T, OutT>(g)) {
-    return ResizeRowsReusingColumns(g, images, begin_row, end_row, output);
+    return ResizeRowsReusingColumns(g, images, begin_row, end_row, output,
+                                    frame.reused);
   }
   if (ConvertsSpans<T, OutT>(g)) {
-    return ResizeRowsFromConvertedSpans(g, images, begin_row, end_row, output);
+    return ResizeRowsFromConvertedSpans(g, images, begin_row, end_row, output,
+                                        frame.spans);
   }
-  ResizeRowsDirectly(g, images, begin_row, end_row, output, stores);
+  ResizeRowsDirectly(g, images, begin_row, end_row, output, stores, frame.columns);
 }
 
 }  // namespace bilinear

@@ -31,7 +31,7 @@ namespace bilinear {
 // the input-gradient sums): 32 KB, and the most output columns summed at once.
 // Smaller tiles cost time (each one repeats the search for the output rows of
 // every input row); these keep the stack frame near 60 KB for float and
-// under 100 KB for the other dtypes (bilinear_stack_test runs it on a 256 KB
+// under 100 KB for the other dtypes (bilinear_stack_test runs it on a 112 KB
 // stack).
 template <typename A>
 constexpr int64_t kTileElements = 32768 / sizeof(A);

@@ -1,12 +1,16 @@
-// The CPU math runs on a thread with a 256 KB stack, in every type, on the
+// The CPU math runs on a thread with a 112 KB stack, in every type, on the
 // geometries that use its biggest stack buffers.
 //
 // The kernels keep their row buffers and tiles on the stack instead of
-// allocating (frames of up to about 77 KB forward and 96 KB for gradients,
-// measured in the built library). TensorFlow's threads
-// have the default 8 MB stack, but user code may call ops from threads with
-// small ones; a frame that outgrows 256 KB crashes this test (SIGSEGV). The
-// math is called as the kernels call it, through RunOnBestCpuPath.
+// allocating (frames of up to about 80 KB forward and 94 KB for gradients,
+// measured in this test's build). TensorFlow's threads have the default 8 MB
+// stack, but user code may call ops from threads with small ones; a frame that
+// outgrows the stack crashes this test (SIGSEGV). 112 KB leaves room for the
+// test's own frames and catches a forward path whose arrays stop sharing the
+// stack with the other paths' (120 KB in this build, 153 KB in the library,
+// where 160 KB threads then crashed). Under AddressSanitizer, which gives
+// every array its own slot and red zones, the stack is 256 KB. The math is
+// called as the kernels call it, through RunOnBestCpuPath.
 #include <pthread.h>
 
 #include <cstdint>
@@ -23,7 +27,11 @@ namespace tensorflow_ops {
 namespace bilinear {
 namespace {
 
+#if defined(__SANITIZE_ADDRESS__)
 constexpr size_t kStackBytes = 256 * 1024;
+#else
+constexpr size_t kStackBytes = 112 * 1024;
+#endif
 
 ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                         int64_t channels) {
