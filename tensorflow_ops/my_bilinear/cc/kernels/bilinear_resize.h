@@ -373,12 +373,12 @@ template <typename A>
 struct alignas(64) ReusedRowBuffers {
   static constexpr int64_t kColumnsBytes = kColumnBlock * sizeof(AxisWeight<A>);
   static constexpr int64_t kRowElements = kRowBufferElements<A> + 16;
-  static constexpr int64_t kRowsEnd =
-      kColumnsBytes + PaddingTo(kColumnsBytes, 2048) + 2 * kRowElements * sizeof(A);
+  static constexpr int64_t kRowsStart = kColumnsBytes + PaddingTo(kColumnsBytes, 2048);
+  static constexpr int64_t kRowsEnd = kRowsStart + 2 * kRowElements * sizeof(A);
   AxisWeight<A> columns[kColumnBlock];
-  char columns_padding[PaddingTo(kColumnsBytes, 2048)];
+  char columns_padding[kRowsStart - kColumnsBytes];
   A rows[2][kRowElements];
-  char rows_padding[PaddingTo(kRowsEnd, 2048 + 2048)];
+  char rows_padding[PaddingTo(kRowsEnd, kRowsStart + 2048)];
   A converted[kRowBufferElements<A> + kFourLanePadding];
 };
 
@@ -459,6 +459,12 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
 // output, and adding a pass over the row buffers made it slower (measured).
 constexpr int64_t kMaxReusedFloatChannels = 8;
 
+// Whether T images into OutT output convert any value: images or output of
+// another type than the accumulator.
+template <typename T, typename OutT>
+constexpr bool kConvertsValues = !std::is_same<T, AccumulatorType<OutT>>::value ||
+                                 !std::is_same<OutT, AccumulatorType<OutT>>::value;
+
 // Whether the direct path (ResizeRowsDirectly), which converts each value as
 // it reads or writes it, is faster for T images into OutT output of
 // `channels` than the buffered paths, which convert a span of input or a row
@@ -502,7 +508,7 @@ bool ReusesColumnBlends(const ResizeGeometry& g) {
   using A = AccumulatorType<OutT>;
   if (g.out_height <= g.in_height || g.channels > kRowBufferElements<A>) return false;
   if (g.channels <= kMaxReusedFloatChannels) return true;
-  if constexpr (std::is_same<T, A>::value && std::is_same<OutT, A>::value) return false;
+  if constexpr (!kConvertsValues<T, OutT>) return false;
   return !DirectPathConvertsFaster<T, OutT>(g.channels, /*up_sampled=*/true);
 }
 
@@ -645,7 +651,7 @@ void ResizeRowsFromConvertedSpans(
 template <typename T, typename OutT>
 bool ConvertsSpans(const ResizeGeometry& g) {
   using A = AccumulatorType<OutT>;
-  if constexpr (std::is_same<T, A>::value && std::is_same<OutT, A>::value) return false;
+  if constexpr (!kConvertsValues<T, OutT>) return false;
   if constexpr (std::is_integral<T>::value && sizeof(T) > 2) return false;
   return g.out_height <= g.in_height && 2 * g.channels <= kRowBufferElements<A> &&
          g.in_width <= kMaxSpanPixelsPerColumn * g.out_width &&
