@@ -29,8 +29,15 @@ constexpr int64_t kColumnBlock = 1024;
 // Calls fn(std::integral_constant<int, N>()) where `channels` is N, one of
 // the counts whose channel loops are unrolled (common image and feature-map
 // depths), else fn(std::integral_constant<int, 0>()): a count read at run time.
-template <typename Fn>
+// kUnrollTwo also unrolls 2 channels: the float rows' callers ask for it. With
+// the count read at run time, float 16x75x77x2 to 37x41 took 2x the time (C++
+// driver, one thread), 0.9x TensorFlow's speed; unrolled for every type pair,
+// it would lengthen every kernel's compile.
+template <bool kUnrollTwo = false, typename Fn>
 void WithUnrolledChannels(int64_t channels, const Fn& fn) {
+  if constexpr (kUnrollTwo) {
+    if (channels == 2) return fn(std::integral_constant<int, 2>());
+  }
   switch (channels) {
     case 1:
       return fn(std::integral_constant<int, 1>());
@@ -516,22 +523,20 @@ bool ReusesColumnBlends(const ResizeGeometry& g) {
 // readable kFourLanePadding values past the pixels that `columns` name), as
 // ResizeRows computes rows of A images: 4 lanes for 3 float channels, except
 // in the last `width - four_lane_columns` pixels, whose 4th lane would write
-// past the row, and a loop unrolled for 2 float channels (see
-// ResizeRowsDirectly).
+// past the row, and a loop unrolled for 2 float channels.
 template <typename A, typename OutT>
 void ResizeRowOfSpans(const A* top, const A* bottom, A y_lerp,
                       const AxisWeight<A>* columns, int64_t width,
                       int64_t four_lane_columns, int64_t channels, OutT* out) {
-  if constexpr (std::is_same<A, float>::value && std::is_same<OutT, float>::value) {
+  constexpr bool kFloatRows =
+      std::is_same<A, float>::value && std::is_same<OutT, float>::value;
+  if constexpr (kFloatRows) {
     if (channels == 3) {
       return ResizeThreeChannelFloatRow(top, bottom, y_lerp, columns, width,
                                         four_lane_columns, out);
     }
-    if (channels == 2) {
-      return ResizeOneRow<2>(top, bottom, y_lerp, columns, width, 2, out);
-    }
   }
-  WithUnrolledChannels(channels, [&](auto fixed_channels) {
+  WithUnrolledChannels<kFloatRows>(channels, [&](auto fixed_channels) {
     ResizeOneRow<decltype(fixed_channels)::value>(top, bottom, y_lerp, columns,
                                                   width, channels, out);
   });
@@ -757,18 +762,8 @@ void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
                                      four_lane_columns, out);
           continue;
         }
-        // Two float channels: unrolled here, not in WithUnrolledChannels,
-        // which would compile it for every type pair. With the count read at
-        // run time, 16x75x77x2 to 37x41 took 2x this time (C++ driver, one
-        // thread), 0.9x TensorFlow's speed.
-        if (g.channels == 2) {
-          pair ? ResizeRowGroup<2, 2>(top, bottom, y_lerps, columns, width, 2, out,
-                                      out + out_row_size)
-               : ResizeOneRow<2>(top, bottom, y.lerp, columns, width, 2, out);
-          continue;
-        }
       }
-      WithUnrolledChannels(g.channels, [&](auto fixed_channels) {
+      WithUnrolledChannels<kFourLanes>(g.channels, [&](auto fixed_channels) {
         constexpr int kChannels = decltype(fixed_channels)::value;
         auto write = [&](auto rows, auto streaming) {
           ResizeRowGroup<kChannels, decltype(rows)::value,
