@@ -15,6 +15,7 @@
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_wide_streaming.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
@@ -703,8 +704,10 @@ bool ForwardGainsFromAvx512(const ResizeGeometry& g) {
 // value as it is read: the path of ResizeRows where no row buffer pays (see
 // ReusesColumnBlends and ConvertsSpans). With OutputStores::kStreaming, rows
 // of float pixels of 4, 8, 16, 32 or 64 channels are written with streaming
-// stores when `output` is 16-byte aligned. `columns` holds a block's column
-// weights.
+// stores when `output` is 16-byte aligned: from float images, a whole AVX2 or
+// AVX-512 vector at a time where the CPU, the channel count and the output's
+// alignment allow (WideStreamingLanes), else 16 bytes at a time. `columns`
+// holds a block's column weights.
 template <typename T, typename OutT>
 void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
                         int64_t begin_row, int64_t end_row, OutT* output,
@@ -775,6 +778,16 @@ void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
         using Two = std::integral_constant<int, 2>;
         if constexpr (kStreamable<kChannels, OutT>) {
           if (stream) {
+            if constexpr (std::is_same<T, float>::value) {
+              if (const int lanes = WideStreamingLanes<kChannels>(output)) {
+                return pair ? StreamRowGroupWide<kChannels, 2>(
+                                  lanes, top, bottom, y_lerps, columns, width, out,
+                                  out + out_row_size)
+                            : StreamRowGroupWide<kChannels, 1>(
+                                  lanes, top, bottom, y_lerps, columns, width, out,
+                                  nullptr);
+              }
+            }
             return pair ? write(Two(), std::true_type())
                         : write(One(), std::true_type());
           }
