@@ -83,8 +83,14 @@ void CheckStoresForOutput() {
   Expect(StoresForOutput(threshold, threshold / 4) == large, "at the threshold");
   Expect(StoresForOutput(threshold - 1, 1) == OutputStores::kCached,
          "below the threshold");
-  Expect(StoresForOutput(4 * threshold, 4 * threshold + 1) == OutputStores::kCached,
-         "input larger than the output");
+  Expect(StoresForOutput(threshold, threshold + 1) == OutputStores::kCached,
+         "input larger than the output, both within twice the cache");
+  const int64_t cache = LastLevelCacheBytes();
+  Expect(StoresForOutput(cache / 4, 2 * cache - cache / 4) == large,
+         "input and output together at twice the cache");
+  Expect(StoresForOutput(cache / 4, 2 * cache - cache / 4 - 1) ==
+             OutputStores::kCached,
+         "input and output together below twice the cache");
 }
 
 }  // namespace
