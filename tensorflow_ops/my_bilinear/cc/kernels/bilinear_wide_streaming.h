@@ -10,7 +10,8 @@
 // computed: in a C++ driver on 2 threads (AMD Zen 5), 10.0 ms went to 9.3 ms
 // with AVX2 and to 8.5 ms with AVX-512, against 8.7 ms for a plain fill.
 // Same expressions, so the same bits (NaNs aside, as on every path; see
-// bilinear_cpu_features.h).
+// bilinear_cpu_features.h): target("avx512f") enables FMA, and the build
+// macros' -ffp-contract=off keeps GCC from fusing the products.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_WIDE_STREAMING_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_BILINEAR_WIDE_STREAMING_H_
 
@@ -33,12 +34,14 @@ typedef float SixteenFloats __attribute__((vector_size(64)));
 
 // Streams `values` to `out`, aligned to the vector's size. Compiled for the
 // vector's instruction set; inlined where the caller is compiled for it too.
-__attribute__((target("avx2"))) inline void StreamFloats(EightFloats values,
+// The vector comes by reference: passed by value, a caller compiled without
+// inlining (-O0) would put it on the stack where these read a register.
+__attribute__((target("avx2"))) inline void StreamFloats(const EightFloats& values,
                                                          float* out) {
   _mm256_stream_ps(out, values);
 }
-__attribute__((target("avx512f"))) inline void StreamFloats(SixteenFloats values,
-                                                            float* out) {
+__attribute__((target("avx512f"))) inline void StreamFloats(
+    const SixteenFloats& values, float* out) {
   _mm512_stream_ps(out, values);
 }
 
@@ -121,12 +124,12 @@ int WideStreamingLanes(const float* output) {
 
 // Writes kRows (1 or 2) output rows as ResizeRowGroup<kChannels, kRows> does,
 // streamed `lanes` floats at a time (a nonzero WideStreamingLanes).
+#if BILINEAR_HAS_AVX2_PATH
 template <int kChannels, int kRows>
 void StreamRowGroupWide(int lanes, const float* top, const float* bottom,
                         const float (&y_lerps)[2],
                         const AxisWeight<float>* columns, int64_t width,
                         float* first_out, float* second_out) {
-#if BILINEAR_HAS_AVX2_PATH
   if constexpr (kChannels > 0 && kChannels % 16 == 0) {
     if (lanes == 16) {
       return StreamRowGroupAvx512<kChannels, kRows>(top, bottom, y_lerps, columns,
@@ -137,8 +140,13 @@ void StreamRowGroupWide(int lanes, const float* top, const float* bottom,
     StreamRowGroupAvx2<kChannels, kRows>(top, bottom, y_lerps, columns, width,
                                          first_out, second_out);
   }
-#endif
 }
+#else
+// Never called: WideStreamingLanes is 0 without the wide paths.
+template <int kChannels, int kRows>
+void StreamRowGroupWide(int, const float*, const float*, const float (&)[2],
+                        const AxisWeight<float>*, int64_t, float*, float*) {}
+#endif
 
 }  // namespace bilinear
 }  // namespace tensorflow_ops
