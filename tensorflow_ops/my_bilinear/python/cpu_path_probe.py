@@ -17,8 +17,8 @@ import tensorflow as tf
 from tensorflow_ops.my_bilinear.python import loaded_library
 
 # Channel counts with compile-time loops (1, 2 for float rows, 3, 4, 8, 16,
-# 32, 64) and without (17, 33); widths across 8- and 16-lane vectors and their tails; up- and
-# down-sampling, which take different forward paths.
+# 32, 64) and without (17, 33); widths across 8- and 16-lane vectors and
+# their tails; up- and down-sampling, which take different forward paths.
 PROBE_CASES: List[Tuple[Tuple[int, int, int, int], Tuple[int, int]]] = [
     ((2, 9, 37, 1), (23, 75)), ((1, 13, 21, 3), (29, 40)),
     ((2, 7, 11, 4), (3, 19)), ((1, 12, 10, 8), (25, 7)),

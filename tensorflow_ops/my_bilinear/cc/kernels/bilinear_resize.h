@@ -718,6 +718,11 @@ void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
       std::is_same<T, float>::value && std::is_same<OutT, float>::value;
   const bool stream = stores == OutputStores::kStreaming &&
                       reinterpret_cast<uintptr_t>(output) % 16 == 0;
+  // Float images stream whole vectors where they can (0: 16 bytes at a time).
+  int wide_lanes = 0;
+  if constexpr (kFourLanes) {
+    if (stream) wide_lanes = WideStreamingLanes(g.channels, output);
+  }
   const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
                                    g.half_pixel_centers);
   const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
@@ -778,14 +783,14 @@ void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
         using Two = std::integral_constant<int, 2>;
         if constexpr (kStreamable<kChannels, OutT>) {
           if (stream) {
-            if constexpr (std::is_same<T, float>::value) {
-              if (const int lanes = WideStreamingLanes<kChannels>(output)) {
+            if constexpr (kFourLanes) {
+              if (wide_lanes) {
                 return pair ? StreamRowGroupWide<kChannels, 2>(
-                                  lanes, top, bottom, y_lerps, columns, width, out,
-                                  out + out_row_size)
+                                  wide_lanes, top, bottom, y_lerps, columns, width,
+                                  out, out + out_row_size)
                             : StreamRowGroupWide<kChannels, 1>(
-                                  lanes, top, bottom, y_lerps, columns, width, out,
-                                  nullptr);
+                                  wide_lanes, top, bottom, y_lerps, columns, width,
+                                  out, nullptr);
               }
             }
             return pair ? write(Two(), std::true_type())

@@ -103,20 +103,19 @@ __attribute__((target("avx512f"), flatten)) void StreamRowGroupAvx512(
 }
 #endif  // BILINEAR_HAS_AVX2_PATH
 
-// The widest vectors, in floats, that rows of kChannels-channel float pixels
+// The widest vectors, in floats, that rows of `channels`-channel float pixels
 // at `output` can be streamed with on this CPU: 16 (AVX-512) or 8 (AVX2)
 // where they divide the channel count and `output` is aligned to them, else
 // 0 (ResizeRowGroup's 16-byte streaming stores, or the cache). Every row
 // starts a whole number of vectors past `output`.
-template <int kChannels>
-int WideStreamingLanes(const float* output) {
+inline int WideStreamingLanes(int64_t channels, const float* output) {
   const CpuPath path = WidestCpuPath();
   const uintptr_t address = reinterpret_cast<uintptr_t>(output);
-  if (!BILINEAR_HAS_AVX2_PATH || kChannels <= 0) return 0;
-  if (kChannels % 16 == 0 && path == CpuPath::kAvx512 && address % 64 == 0) {
+  if (!BILINEAR_HAS_AVX2_PATH || channels <= 0) return 0;
+  if (channels % 16 == 0 && path == CpuPath::kAvx512 && address % 64 == 0) {
     return 16;
   }
-  if (kChannels % 8 == 0 && path != CpuPath::kBaseline && address % 32 == 0) {
+  if (channels % 8 == 0 && path != CpuPath::kBaseline && address % 32 == 0) {
     return 8;
   }
   return 0;

@@ -186,7 +186,7 @@ template <int kChannels>
 int64_t CheckResizeRowsAtEachAlignment(std::mt19937* rng) {
   for (const int64_t offset_bytes : {0, 16, 32, 48}) {
     AlignedFloats output(kChannels, offset_bytes);
-    if (WideStreamingLanes<kChannels>(output.begin()) !=
+    if (WideStreamingLanes(kChannels, output.begin()) !=
         ExpectedLanes(kChannels, offset_bytes)) {
       Fail("unexpected vector width for the alignment", kChannels, offset_bytes);
     }
