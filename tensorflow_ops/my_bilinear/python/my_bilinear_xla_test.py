@@ -154,6 +154,36 @@ class MyBilinearXlaTest(XlaTestCase):
                 self.assertXlaMatches(x_result, e_result, scale=terms, terms=terms)
 
     @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
+    def test_large_upsampling_factors_match_eager(self, align_corners,
+                                                  half_pixel_centers):
+        """Factors 64 and 1024 along one axis, and 1x1 to 512x512 (a global
+        context branch): the gradient loops over hundreds of slots there."""
+        rng = np.random.default_rng(4)
+        attrs = dict(align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+        cases = [((1, 2, 3, 2), (128, 3), np.float32),
+                 ((1, 3, 2, 1), (3, 2048), np.float32),
+                 ((2, 1, 1, 3), (512, 512), np.float32),
+                 ((1, 1, 1, 2), (512, 512), np.float64),
+                 ((1, 2, 2, 1), (128, 128), np.float16)]
+        images = [_random_images(shape, dtype, rng) for shape, _, dtype in cases]
+        grads = [rng.uniform(-1, 1, (shape[0], *size, shape[3])).astype(dtype)
+                 for shape, size, dtype in cases]
+
+        def both(images: List[tf.Tensor], grads: List[tf.Tensor]):
+            return [(ops.my_bilinear(images=x, size=size, out_type=dtype, **attrs),
+                     ops.my_bilinear_grad(grads=g, original_image=x, **attrs))
+                    for x, g, (_, size, dtype) in zip(images, grads, cases)]
+
+        xla = tf.function(both, jit_compile=True)(images, grads)
+        eager = both([tf.constant(x) for x in images], [tf.constant(g) for g in grads])
+        for (shape, size, dtype), (x_out, x_grad), (e_out, e_grad) in zip(
+                cases, xla, eager):
+            terms = np.prod([size[a] // shape[a + 1] + 2 for a in (0, 1)])
+            with self.subTest(shape=shape, size=size, dtype=np.dtype(dtype).name):
+                self.assertXlaMatches(x_out, e_out, scale=2, terms=3)
+                self.assertXlaMatches(x_grad, e_grad, scale=terms, terms=terms)
+
+    @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
     def test_first_and_second_order_gradients_match_eager(self, align_corners,
                                                           half_pixel_centers):
         """The registered gradients inside jit_compile=True: d(loss)/d(images)

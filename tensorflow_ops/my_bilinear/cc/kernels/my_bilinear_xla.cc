@@ -6,16 +6,24 @@
 // host, with the CPU kernels' own AxisSampler, and enters the HLO as a
 // constant. The HLO then performs the CPU kernels' operations in their order:
 // the forward pass blends horizontally, then vertically; the gradient replays
-// the CPU gradient's sums (bilinear_adjoint_terms.h). Where XLA does not fuse
+// the CPU gradient's sums (bilinear_adjoint_terms.h) slot by slot, in a While
+// loop where there are many, so that its HLO does not grow with the
+// up-sampling factor. Where XLA does not fuse
 // a multiply and an add into one FMA, the results are bitwise those of the CPU
 // kernels; XLA's CPU backend does fuse them wherever the machine has FMA
 // instructions, which moves some results by an ulp or two. The HLO is generic,
 // so the kernels are registered for every XLA backend (tested on CPU).
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "tensorflow/compiler/tf2xla/shape_util.h"
 #include "tensorflow/compiler/tf2xla/type_util.h"
@@ -23,10 +31,13 @@
 #include "tensorflow/compiler/tf2xla/xla_op_registry.h"
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/framework/types.h"
+#include "tensorflow/core/platform/mem.h"
+#include "tensorflow/core/util/overflow.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_adjoint_terms.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
 #include "xla/hlo/builder/lib/constants.h"
+#include "xla/hlo/builder/lib/loops.h"
 #include "xla/hlo/builder/lib/slicing.h"
 #include "xla/hlo/builder/xla_builder.h"
 #include "xla/primitive_util.h"
@@ -92,16 +103,46 @@ XlaOp Weigh(XlaOp value, XlaBuilder* b, absl::Span<const A> weights,
   return xla::Mul(value, xla::ConstantR1<A>(b, weights), {axis});
 }
 
+// Compile-time tables (the weights of every output index, or the gradient's
+// slots) may take at most half of the machine's memory, counting their copy
+// in the HLO: past that, the compile is refused with an error instead of
+// failing inside XLA or being killed by the operating system. Only an axis
+// of hundreds of millions of indices comes near it.
+absl::Status CheckTableSize(absl::string_view op, int64_t entries,
+                            int64_t entry_bytes) {
+  const int64_t memory = tensorflow::port::GetMemoryInfo().total;
+  // MultiplyWithoutOverflow gives a negative value on overflow.
+  const int64_t bytes = entries < 0 ? -1
+                                    : tensorflow::MultiplyWithoutOverflow(
+                                          entries, 2 * entry_bytes);
+  if (memory <= 0 || (bytes >= 0 && bytes <= memory / 2)) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      op, " under jit_compile needs tables of ",
+      entries < 0 ? std::string("over 2^63") : absl::StrCat(entries),
+      " entries at compile time (", bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
+      " bytes), more than half of this machine's ", memory,
+      " bytes of memory; call it outside jit_compile"));
+}
+
 // The forward resize of `images` ([b, h, w, c], any type) computed in A,
 // converted to `out_type`: CPU's ResizeRows as whole-tensor operations.
 template <typename A>
-XlaOp ResizeHlo(XlaOp images, XlaBuilder* b, const bilinear::ResizeGeometry& g,
-                xla::PrimitiveType out_type) {
+absl::StatusOr<XlaOp> ResizeHlo(XlaOp images, XlaBuilder* b,
+                                const bilinear::ResizeGeometry& g,
+                                xla::PrimitiveType out_type) {
   // Integer and narrow images are read as A, as the CPU kernel casts each
   // value; the identity casts through A too, like the CPU's static_cast.
   const XlaOp values =
       xla::ConvertElementType(images, xla::primitive_util::NativeToPrimitiveType<A>());
   if (bilinear::IsIdentity(g)) return xla::ConvertElementType(values, out_type);
+  // An empty batch needs no weights (nor memory for their tables).
+  if (g.batch == 0) {
+    return xla::Zeros(b, xla::ShapeUtil::MakeShape(
+                             out_type, {0, g.out_height, g.out_width, g.channels}));
+  }
+  // lower, upper and lerp of every output row and column.
+  TF_RETURN_IF_ERROR(CheckTableSize("MyBilinear", g.out_height + g.out_width,
+                                    2 * sizeof(int64_t) + sizeof(A)));
   const AxisTable<A> rows = MakeAxisTable(RowSampler<A>(g), g.out_height);
   const AxisTable<A> columns = MakeAxisTable(ColumnSampler<A>(g), g.out_width);
   // Horizontal first, as the CPU kernel (and TensorFlow's) does.
@@ -118,19 +159,71 @@ XlaOp ResizeHlo(XlaOp images, XlaBuilder* b, const bilinear::ResizeGeometry& g,
   return xla::ConvertElementType(blended, out_type);
 }
 
-// A [b, h, w, c] predicate, true where `count` along `axis` exceeds `slot`.
-XlaOp SlotPresent(XlaBuilder* b, const std::vector<int64_t>& count, int64_t slot,
+// A term of the gradient's sums for one slot: `data` gathered at `source`
+// along the slots' axis and weighed by `weight` (both [in_size] there).
+using SlotTerm = std::function<XlaOp(XlaOp data, XlaOp source, XlaOp weight)>;
+
+// Up to this many slots are unrolled into straight-line HLO, which XLA fuses
+// well; more (an up-sampling factor past about 7) run in a While loop, whose
+// HLO has the same size at any factor.
+constexpr int64_t kMaxUnrolledSlots = 16;
+
+// A predicate of shape `dims`, true along `axis` where count > slot.
+XlaOp SlotPresent(XlaBuilder* b, const std::vector<int64_t>& count, XlaOp slot,
                   absl::Span<const int64_t> dims, int64_t axis) {
-  const XlaOp present = xla::Gt(xla::ConstantR1<int64_t>(b, count),
-                                xla::ConstantR0<int64_t>(b, slot));
-  return xla::BroadcastInDim(present, dims, {axis});
+  return xla::BroadcastInDim(xla::Gt(xla::ConstantR1<int64_t>(b, count), slot),
+                             dims, {axis});
 }
 
-bool AllAbove(const std::vector<int64_t>& count, int64_t slot) {
-  for (const int64_t c : count) {
-    if (c <= slot) return false;
+// `sums` plus the terms of slots [first_slot, terms.slots), added in
+// ascending slot order, each where the input index along `axis` has that
+// many terms: sums = select(slot < count, sums + term(slot), sums). Few
+// slots are unrolled; more loop, each iteration slicing its slot out of the
+// tables (a few entries per output index).
+template <typename A>
+absl::StatusOr<XlaOp> AddSlots(XlaBuilder* b, const bilinear::AdjointTerms<A>& terms,
+                               int64_t first_slot, int64_t axis,
+                               absl::Span<const int64_t> dims, XlaOp sums,
+                               XlaOp data, const SlotTerm& term) {
+  const int64_t in_size = terms.in_size;
+  if (terms.slots - first_slot <= kMaxUnrolledSlots) {
+    for (int64_t slot = first_slot; slot < terms.slots; ++slot) {
+      const XlaOp source = xla::ConstantR1<int64_t>(
+          b, absl::MakeConstSpan(terms.source).subspan(slot * in_size, in_size));
+      const XlaOp weight = xla::ConstantR1<A>(
+          b, absl::MakeConstSpan(terms.weight).subspan(slot * in_size, in_size));
+      const XlaOp sum = xla::Add(sums, term(data, source, weight));
+      const bool everywhere = std::all_of(terms.count.begin(), terms.count.end(),
+                                          [slot](int64_t c) { return c > slot; });
+      sums = everywhere ? sum
+                        : xla::Select(SlotPresent(b, terms.count,
+                                                  xla::ConstantR0<int64_t>(b, slot),
+                                                  dims, axis),
+                                      sum, sums);
+    }
+    return sums;
   }
-  return true;
+  auto body = [&](XlaOp iteration, absl::Span<const XlaOp> values,
+                  XlaBuilder* body_builder) -> absl::StatusOr<std::vector<XlaOp>> {
+    const XlaOp slot =
+        xla::Add(iteration, xla::ConstantR0<int64_t>(body_builder, first_slot));
+    const XlaOp start =
+        xla::Mul(slot, xla::ConstantR0<int64_t>(body_builder, in_size));
+    const XlaOp source = xla::DynamicSlice(
+        xla::ConstantR1<int64_t>(body_builder, terms.source), {start}, {in_size});
+    const XlaOp weight = xla::DynamicSlice(
+        xla::ConstantR1<A>(body_builder, terms.weight), {start}, {in_size});
+    const XlaOp old_sums = values[0];
+    const XlaOp new_sums =
+        xla::Select(SlotPresent(body_builder, terms.count, slot, dims, axis),
+                    xla::Add(old_sums, term(values[1], source, weight)), old_sums);
+    return std::vector<XlaOp>{new_sums, values[1]};
+  };
+  TF_ASSIGN_OR_RETURN(
+      const std::vector<XlaOp> results,
+      xla::ForEachIndex(terms.slots - first_slot, xla::S64, body, {sums, data},
+                        "bilinear_grad_slots", b));
+  return results[0];
 }
 
 // The gradient of the resize for `grads` ([b, out_h, out_w, c] of T), in A,
@@ -141,63 +234,79 @@ bool AllAbove(const std::vector<int64_t>& count, int64_t slot) {
 // read by one output row alone is not summed: its row weight joins the column
 // weights instead (weight * (1 - lerp)), and so it does here.
 template <typename A>
-XlaOp ResizeGradHlo(XlaOp grads, XlaBuilder* b, const bilinear::ResizeGeometry& g,
-                    xla::PrimitiveType grad_type) {
+absl::StatusOr<XlaOp> ResizeGradHlo(XlaOp grads, XlaBuilder* b,
+                                    const bilinear::ResizeGeometry& g,
+                                    xla::PrimitiveType grad_type) {
   // The identity is its own adjoint: the gradient passes through unchanged.
   if (bilinear::IsIdentity(g)) return grads;
+  if (g.batch == 0) {
+    return xla::Zeros(b, xla::ShapeUtil::MakeShape(
+                             grad_type, {0, g.in_height, g.in_width, g.channels}));
+  }
   const xla::PrimitiveType acc = xla::primitive_util::NativeToPrimitiveType<A>();
   const XlaOp values = xla::ConvertElementType(grads, acc);
-  const bilinear::AdjointTerms<A> rows =
-      bilinear::AxisAdjointTerms(RowSampler<A>(g), g.in_height, g.out_height);
-  const bilinear::AdjointTerms<A> columns =
-      bilinear::AxisAdjointTerms(ColumnSampler<A>(g), g.in_width, g.out_width);
+  const bilinear::AxisSampler<A> row_sampler = RowSampler<A>(g);
+  const bilinear::AxisSampler<A> column_sampler = ColumnSampler<A>(g);
+  bilinear::AdjointTerms<A> rows =
+      bilinear::AxisAdjointCounts(row_sampler, g.in_height, g.out_height);
+  bilinear::AdjointTerms<A> columns =
+      bilinear::AxisAdjointCounts(column_sampler, g.in_width, g.out_width);
+  // A source index and a weight per slot of every input row and column.
+  const int64_t row_entries = tensorflow::MultiplyWithoutOverflow(rows.slots, g.in_height);
+  const int64_t column_entries =
+      tensorflow::MultiplyWithoutOverflow(columns.slots, g.in_width);
+  TF_RETURN_IF_ERROR(CheckTableSize(
+      "MyBilinearGrad",
+      row_entries < 0 || column_entries < 0 ? -1 : row_entries + column_entries,
+      sizeof(int64_t) + sizeof(A)));
+  bilinear::FillAdjointTables(row_sampler, g.out_height, &rows);
+  bilinear::FillAdjointTables(column_sampler, g.out_width, &columns);
 
   // Vertical sums [b, in_h, out_w, c]. `row_scale` is 1 for summed rows and
   // the row weight for rows read once, whose first slot then weighs 1.
   std::vector<A> row_scale(g.in_height, A(1));
-  std::vector<A> first_weight = rows.weight[0];
+  std::vector<A> first_weight(rows.weight.begin(),
+                              rows.weight.begin() + g.in_height);
   for (int64_t y = 0; y < g.in_height; ++y) {
     if (rows.count[y] == 1) std::swap(row_scale[y], first_weight[y]);
   }
   const std::vector<int64_t> row_sum_dims = {g.batch, g.in_height, g.out_width,
                                              g.channels};
+  const std::vector<int64_t> first_source(rows.source.begin(),
+                                          rows.source.begin() + g.in_height);
   XlaOp row_sums =
-      Weigh<A>(Take(values, b, rows.source[0], kRowAxis), b, first_weight, kRowAxis);
-  for (int64_t j = 1; j < rows.slots(); ++j) {
-    const XlaOp sum = xla::Add(
-        row_sums, Weigh<A>(Take(values, b, rows.source[j], kRowAxis), b,
-                           rows.weight[j], kRowAxis));
-    row_sums = AllAbove(rows.count, j)
-                   ? sum
-                   : xla::Select(SlotPresent(b, rows.count, j, row_sum_dims,
-                                             kRowAxis),
-                                 sum, row_sums);
-  }
+      Weigh<A>(Take(values, b, first_source, kRowAxis), b, first_weight, kRowAxis);
+  auto row_term = [](XlaOp data, XlaOp source, XlaOp weight) {
+    return xla::Mul(xla::TorchIndexSelect(data, source, kRowAxis), weight,
+                    {kRowAxis});
+  };
+  TF_ASSIGN_OR_RETURN(row_sums, AddSlots<A>(b, rows, /*first_slot=*/1, kRowAxis,
+                                            row_sum_dims, row_sums, values,
+                                            row_term));
   // Input rows no output row reads get 0 (the gathered row is a stand-in).
-  if (!AllAbove(rows.count, 0)) {
-    row_sums = xla::Select(
-        SlotPresent(b, rows.count, 0, row_sum_dims, kRowAxis), row_sums,
-        xla::Zeros(b, xla::ShapeUtil::MakeShape(acc, row_sum_dims)));
+  if (std::find(rows.count.begin(), rows.count.end(), 0) != rows.count.end()) {
+    const XlaOp read = SlotPresent(b, rows.count, xla::ConstantR0<int64_t>(b, 0),
+                                   row_sum_dims, kRowAxis);
+    row_sums = xla::Select(read, row_sums,
+                           xla::Zeros(b, xla::ShapeUtil::MakeShape(acc, row_sum_dims)));
   }
 
   // Horizontal sums [b, in_h, in_w, c], starting from 0 as the CPU's do; the
   // weight of a term is row_scale * column weight, one rounding, as on CPU.
   const std::vector<int64_t> dims = {g.batch, g.in_height, g.in_width, g.channels};
-  const XlaOp scale = xla::ConstantR1<A>(b, row_scale);
-  XlaOp sums = xla::Zeros(b, xla::ShapeUtil::MakeShape(acc, dims));
-  for (int64_t j = 0; j < columns.slots(); ++j) {
-    const XlaOp weight = xla::Mul(
-        xla::BroadcastInDim(scale, {g.in_height, g.in_width}, {0}),
-        xla::BroadcastInDim(xla::ConstantR1<A>(b, columns.weight[j]),
-                            {g.in_height, g.in_width}, {1}));
-    const XlaOp term = xla::Mul(
-        weight, Take(row_sums, b, columns.source[j], kColumnAxis), {1, 2});
-    const XlaOp sum = xla::Add(sums, term);
-    sums = AllAbove(columns.count, j)
-               ? sum
-               : xla::Select(SlotPresent(b, columns.count, j, dims, kColumnAxis),
-                             sum, sums);
-  }
+  auto column_term = [&](XlaOp data, XlaOp source, XlaOp weight) {
+    const XlaOp scale = xla::ConstantR1<A>(data.builder(), row_scale);
+    const XlaOp pixel_weight =
+        xla::Mul(xla::BroadcastInDim(scale, {g.in_height, g.in_width}, {0}),
+                 xla::BroadcastInDim(weight, {g.in_height, g.in_width}, {1}));
+    return xla::Mul(pixel_weight, xla::TorchIndexSelect(data, source, kColumnAxis),
+                    {1, 2});
+  };
+  TF_ASSIGN_OR_RETURN(
+      const XlaOp sums,
+      AddSlots<A>(b, columns, /*first_slot=*/0, kColumnAxis, dims,
+                  xla::Zeros(b, xla::ShapeUtil::MakeShape(acc, dims)), row_sums,
+                  column_term));
   return xla::ConvertElementType(sums, grad_type);
 }
 
@@ -210,6 +319,23 @@ absl::Status ReadAttrs(OpKernelConstruction* context,
       context->GetAttr("half_pixel_centers", &geometry->half_pixel_centers));
   return ValidateBilinearAttrs(geometry->align_corners,
                                geometry->half_pixel_centers);
+}
+
+// An output larger than the machine's memory: the CPU kernel's allocator
+// refuses it ("OOM when allocating tensor with shape[...] and type ..."), and
+// so does the compile, in the same words, rather than XLA when it runs.
+absl::Status CheckOutputFitsInMemory(const bilinear::ResizeGeometry& g,
+                                     DataType type) {
+  const TensorShape shape({g.batch, g.out_height, g.out_width, g.channels});
+  // ValidateResizeSize refused sizes whose bytes overflow.
+  const int64_t bytes = shape.num_elements() * tensorflow::DataTypeSize(type);
+  const int64_t memory = tensorflow::port::GetMemoryInfo().total;
+  if (memory <= 0 || bytes <= memory) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "OOM when allocating tensor with shape", shape.DebugString(), " and type ",
+      tensorflow::DataTypeString(type), ": ", bytes,
+      " bytes, more than this machine's ", memory,
+      " bytes of memory (refused when compiling)"));
 }
 
 // The static shape of input `index` (XLA shapes are always static here: the
@@ -241,12 +367,15 @@ class MyBilinearXlaOp : public XlaOpKernel {
                                                &geometry));
     xla::PrimitiveType out_type;
     OP_REQUIRES_OK(context, tensorflow::DataTypeToPrimitiveType(out_type_, &out_type));
+    OP_REQUIRES_OK(context, CheckOutputFitsInMemory(geometry, out_type_));
     XlaBuilder* b = context->builder();
     // AccumulatorType<OutT>: double for double results, float otherwise.
-    context->SetOutput(
-        0, out_type_ == tensorflow::DT_DOUBLE
-               ? ResizeHlo<double>(context->Input(0), b, geometry, out_type)
-               : ResizeHlo<float>(context->Input(0), b, geometry, out_type));
+    OP_REQUIRES_VALUE(
+        const XlaOp resized, context,
+        out_type_ == tensorflow::DT_DOUBLE
+            ? ResizeHlo<double>(context->Input(0), b, geometry, out_type)
+            : ResizeHlo<float>(context->Input(0), b, geometry, out_type));
+    context->SetOutput(0, resized);
   }
 
  private:
@@ -273,10 +402,12 @@ class MyBilinearGradXlaOp : public XlaOpKernel {
                                 context->input_type(0), &grad_type));
     XlaBuilder* b = context->builder();
     // AccumulatorType<T>: double for double, float for float, half, bfloat16.
-    context->SetOutput(
-        0, grad_type == xla::F64
-               ? ResizeGradHlo<double>(context->Input(0), b, geometry, grad_type)
-               : ResizeGradHlo<float>(context->Input(0), b, geometry, grad_type));
+    OP_REQUIRES_VALUE(
+        const XlaOp grad, context,
+        grad_type == xla::F64
+            ? ResizeGradHlo<double>(context->Input(0), b, geometry, grad_type)
+            : ResizeGradHlo<float>(context->Input(0), b, geometry, grad_type));
+    context->SetOutput(0, grad);
   }
 
  private:
