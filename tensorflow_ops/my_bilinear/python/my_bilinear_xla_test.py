@@ -184,6 +184,27 @@ class MyBilinearXlaTest(XlaTestCase):
                 self.assertXlaMatches(x_grad, e_grad, scale=terms, terms=terms)
 
     @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
+    def test_grads_of_negative_zeros_give_positive_zeros(self, align_corners,
+                                                         half_pixel_centers):
+        """The CPU's sums start at +0, so -0 terms sum to +0; XLA drops a
+        `0 +`, so the kernel makes the zero's sign right, unrolled and looped."""
+        attrs = dict(align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+        cases = [((1, 3, 3, 1), (12, 12)), ((1, 2, 3, 2), (40, 3)), ((1, 1, 1, 1), (2, 2))]
+        grads = [np.full((shape[0], *size, shape[3]), -0.0, np.float32)
+                 for shape, size in cases]
+
+        def grad_all(grads: List[tf.Tensor]) -> List[tf.Tensor]:
+            return [ops.my_bilinear_grad(grads=g, original_image=tf.zeros(shape), **attrs)
+                    for g, (shape, _) in zip(grads, cases)]
+
+        xla = tf.function(grad_all, jit_compile=True)(grads)
+        eager = grad_all([tf.constant(g) for g in grads])
+        for (shape, size), x_result, e_result in zip(cases, xla, eager):
+            with self.subTest(shape=shape, size=size):
+                self.assertFalse(np.signbit(e_result.numpy()).any())
+                self.assertEqual(x_result.numpy().tobytes(), e_result.numpy().tobytes())
+
+    @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
     def test_first_and_second_order_gradients_match_eager(self, align_corners,
                                                           half_pixel_centers):
         """The registered gradients inside jit_compile=True: d(loss)/d(images)

@@ -1,6 +1,6 @@
 """Compiles MyBilinear and MyBilinearGrad under jit_compile=True at growing
-up-sampling factors and reports, per case, the HLO's instruction count, the
-seconds of the first call (compile and run) and the process's peak resident
+up-sampling factors and reports, per case, the HLO's instruction count and
+largest constant, the seconds of the first call (compile and run) and the process's peak resident
 memory so far, as one JSON object on the last line of stdout.
 
 Run in a child process by my_bilinear_xla_compile_bounds_test, under a memory
@@ -13,6 +13,7 @@ machine. Also a measuring tool:
 
 import argparse
 import json
+import re
 import resource
 import time
 from typing import Callable, Dict, List, Tuple
@@ -32,6 +33,13 @@ OTHER_SIZE = 3
 def _instructions(hlo: str) -> int:
     """The number of HLO instructions in `hlo` (text), in every computation."""
     return sum(1 for line in hlo.splitlines() if " = " in line)
+
+
+def _largest_constant(hlo: str) -> int:
+    """The most elements of any constant array in `hlo` (text)."""
+    sizes = [int(np.prod([int(d) for d in dims.split(",") if d]))
+             for dims in re.findall(r"= \w+\[([\d,]*)\]\S* constant\(", hlo)]
+    return max(sizes, default=0)
 
 
 def _peak_rss_mb() -> float:
@@ -68,7 +76,8 @@ def probe_case(op: str, axis: str, factor: int, in_size: int, mode: str) -> Dict
     # bitwise (my_bilinear_xla_bitwise_test checks the bits).
     expected = call(tf.constant(x)).numpy()
     return dict(op=op, axis=axis, factor=factor, mode=mode,
-                instructions=_instructions(hlo), first_call_s=round(seconds, 3),
+                instructions=_instructions(hlo),
+                largest_constant=_largest_constant(hlo), first_call_s=round(seconds, 3),
                 peak_rss_mb=round(_peak_rss_mb()),
                 max_error=float(np.max(np.abs(result - expected))),
                 shape=list(result.shape))
@@ -85,11 +94,12 @@ def _resize_to(size: List[int]) -> Callable[[tf.Tensor], tf.Tensor]:
 
 
 def probe_refusals() -> List[Dict]:
-    """Sizes the compile must refuse (in the kernels' Compile, before XLA
-    compiles or allocates anything): an output of 4 TiB, which the CPU kernel's allocator
-    refuses too, and a 2^31 - 1 row output of 8 GiB whose weight tables
-    would take 86 GB on the host (more than half of any machine with less
-    than 172 GB), which the CPU kernel computes."""
+    """Sizes the compile must refuse, in the kernels' Compile, before XLA
+    compiles or allocates anything: an output of 4 TiB, which the CPU
+    kernel's allocator refuses too; a 2^31 - 1 row output of 8 GiB, which the
+    CPU kernel computes, but whose weight tables would take 258 GB on the host
+    with their copies (more than half of any machine of less than 516 GB);
+    and a gradient into an image of 64 GiB."""
     reports = []
     for name, size in (("output_4_tib", [2**20, 2**20]),
                        ("rows_int32_max", [2**31 - 1, 1])):
@@ -109,6 +119,18 @@ def probe_refusals() -> List[Dict]:
                 report["eager"] = _error_text(error)
         print(report, flush=True)
         reports.append(report)
+    # A gradient into a 64 GiB image, made inside the compiled function, so
+    # that only its shape exists: the CPU kernel could not allocate it either.
+    def grad_into_huge_image(grads):
+        return ops.my_bilinear_grad(grads=grads, original_image=tf.zeros([1, 2**34, 1, 1]))
+    report = dict(name="grad_into_64_gib")
+    try:
+        tf.function(grad_into_huge_image, jit_compile=True)(tf.ones([1, 1, 1, 1]))
+        report["xla"] = "computed"
+    except tf.errors.OpError as error:
+        report["xla"] = _error_text(error)
+    print(report, flush=True)
+    reports.append(report)
     return reports
 
 

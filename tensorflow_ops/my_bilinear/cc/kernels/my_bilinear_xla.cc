@@ -103,24 +103,30 @@ XlaOp Weigh(XlaOp value, XlaBuilder* b, absl::Span<const A> weights,
   return xla::Mul(value, xla::ConstantR1<A>(b, weights), {axis});
 }
 
+// Host copies of a compile-time table while it is built and compiled: the
+// kernel's vector, its HLO literal, and the copies XLA makes while it
+// compiles (measured: about 56 bytes per 12-byte gradient entry).
+constexpr int64_t kTableCopies = 6;
+
 // Compile-time tables (the weights of every output index, or the gradient's
-// slots) may take at most half of the machine's memory, counting their copy
-// in the HLO: past that, the compile is refused with an error instead of
+// slots) may take at most half of the machine's memory, counting every copy
+// (kTableCopies): past that, the compile is refused with an error instead of
 // failing inside XLA or being killed by the operating system. Only an axis
-// of hundreds of millions of indices comes near it.
+// of tens of millions of indices comes near it.
 absl::Status CheckTableSize(absl::string_view op, int64_t entries,
                             int64_t entry_bytes) {
   const int64_t memory = tensorflow::port::GetMemoryInfo().total;
   // MultiplyWithoutOverflow gives a negative value on overflow.
   const int64_t bytes = entries < 0 ? -1
                                     : tensorflow::MultiplyWithoutOverflow(
-                                          entries, 2 * entry_bytes);
+                                          entries, kTableCopies * entry_bytes);
   if (memory <= 0 || (bytes >= 0 && bytes <= memory / 2)) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       op, " under jit_compile needs tables of ",
       entries < 0 ? std::string("over 2^63") : absl::StrCat(entries),
-      " entries at compile time (", bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
-      " bytes), more than half of this machine's ", memory,
+      " entries at compile time (",
+      bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
+      " bytes with their copies), more than half of this machine's ", memory,
       " bytes of memory; call it outside jit_compile"));
 }
 
@@ -164,9 +170,12 @@ absl::StatusOr<XlaOp> ResizeHlo(XlaOp images, XlaBuilder* b,
 using SlotTerm = std::function<XlaOp(XlaOp data, XlaOp source, XlaOp weight)>;
 
 // Up to this many slots are unrolled into straight-line HLO, which XLA fuses
-// well; more (an up-sampling factor past about 7) run in a While loop, whose
-// HLO has the same size at any factor.
+// well; more (an up-sampling factor past about 7) run in a While loop of
+// kSlotsPerIteration slots an iteration, whose HLO has the same size at any
+// factor. Several slots an iteration spread the loop's own cost (a few
+// microseconds an iteration) and its copies of the sums.
 constexpr int64_t kMaxUnrolledSlots = 16;
+constexpr int64_t kSlotsPerIteration = 16;
 
 // A predicate of shape `dims`, true along `axis` where count > slot.
 XlaOp SlotPresent(XlaBuilder* b, const std::vector<int64_t>& count, XlaOp slot,
@@ -177,52 +186,59 @@ XlaOp SlotPresent(XlaBuilder* b, const std::vector<int64_t>& count, XlaOp slot,
 
 // `sums` plus the terms of slots [first_slot, terms.slots), added in
 // ascending slot order, each where the input index along `axis` has that
-// many terms: sums = select(slot < count, sums + term(slot), sums). Few
-// slots are unrolled; more loop, each iteration slicing its slot out of the
-// tables (a few entries per output index).
+// many terms: sums = select(slot < count, sums + term(slot), sums). The
+// slots that do not fill a whole loop iteration come first, unrolled, with
+// their tables as constants; the rest loop, each iteration slicing its slots
+// out of the whole tables (a few entries per output index).
 template <typename A>
 absl::StatusOr<XlaOp> AddSlots(XlaBuilder* b, const bilinear::AdjointTerms<A>& terms,
                                int64_t first_slot, int64_t axis,
                                absl::Span<const int64_t> dims, XlaOp sums,
                                XlaOp data, const SlotTerm& term) {
   const int64_t in_size = terms.in_size;
-  if (terms.slots - first_slot <= kMaxUnrolledSlots) {
-    for (int64_t slot = first_slot; slot < terms.slots; ++slot) {
-      const XlaOp source = xla::ConstantR1<int64_t>(
-          b, absl::MakeConstSpan(terms.source).subspan(slot * in_size, in_size));
-      const XlaOp weight = xla::ConstantR1<A>(
-          b, absl::MakeConstSpan(terms.weight).subspan(slot * in_size, in_size));
-      const XlaOp sum = xla::Add(sums, term(data, source, weight));
-      const bool everywhere = std::all_of(terms.count.begin(), terms.count.end(),
-                                          [slot](int64_t c) { return c > slot; });
-      sums = everywhere ? sum
-                        : xla::Select(SlotPresent(b, terms.count,
-                                                  xla::ConstantR0<int64_t>(b, slot),
-                                                  dims, axis),
-                                      sum, sums);
-    }
-    return sums;
+  const int64_t slots = terms.slots - first_slot;
+  const int64_t unrolled =
+      slots <= kMaxUnrolledSlots ? slots : slots % kSlotsPerIteration;
+  for (int64_t slot = first_slot; slot < first_slot + unrolled; ++slot) {
+    const XlaOp source = xla::ConstantR1<int64_t>(
+        b, absl::MakeConstSpan(terms.source).subspan(slot * in_size, in_size));
+    const XlaOp weight = xla::ConstantR1<A>(
+        b, absl::MakeConstSpan(terms.weight).subspan(slot * in_size, in_size));
+    const XlaOp sum = xla::Add(sums, term(data, source, weight));
+    const bool everywhere = std::all_of(terms.count.begin(), terms.count.end(),
+                                        [slot](int64_t c) { return c > slot; });
+    sums = everywhere ? sum
+                      : xla::Select(SlotPresent(b, terms.count,
+                                                xla::ConstantR0<int64_t>(b, slot),
+                                                dims, axis),
+                                    sum, sums);
   }
+  const int64_t iterations = (slots - unrolled) / kSlotsPerIteration;
+  if (iterations == 0) return sums;
+  const int64_t loop_first_slot = first_slot + unrolled;
   auto body = [&](XlaOp iteration, absl::Span<const XlaOp> values,
                   XlaBuilder* body_builder) -> absl::StatusOr<std::vector<XlaOp>> {
-    const XlaOp slot =
-        xla::Add(iteration, xla::ConstantR0<int64_t>(body_builder, first_slot));
-    const XlaOp start =
-        xla::Mul(slot, xla::ConstantR0<int64_t>(body_builder, in_size));
-    const XlaOp source = xla::DynamicSlice(
-        xla::ConstantR1<int64_t>(body_builder, terms.source), {start}, {in_size});
-    const XlaOp weight = xla::DynamicSlice(
-        xla::ConstantR1<A>(body_builder, terms.weight), {start}, {in_size});
-    const XlaOp old_sums = values[0];
-    const XlaOp new_sums =
-        xla::Select(SlotPresent(body_builder, terms.count, slot, dims, axis),
-                    xla::Add(old_sums, term(values[1], source, weight)), old_sums);
-    return std::vector<XlaOp>{new_sums, values[1]};
+    const XlaOp source_table = xla::ConstantR1<int64_t>(body_builder, terms.source);
+    const XlaOp weight_table = xla::ConstantR1<A>(body_builder, terms.weight);
+    const XlaOp first = xla::Add(
+        xla::Mul(iteration, xla::ConstantR0<int64_t>(body_builder, kSlotsPerIteration)),
+        xla::ConstantR0<int64_t>(body_builder, loop_first_slot));
+    XlaOp loop_sums = values[0];
+    for (int64_t k = 0; k < kSlotsPerIteration; ++k) {
+      const XlaOp slot = xla::Add(first, xla::ConstantR0<int64_t>(body_builder, k));
+      const XlaOp start =
+          xla::Mul(slot, xla::ConstantR0<int64_t>(body_builder, in_size));
+      const XlaOp source = xla::DynamicSlice(source_table, {start}, {in_size});
+      const XlaOp weight = xla::DynamicSlice(weight_table, {start}, {in_size});
+      loop_sums = xla::Select(
+          SlotPresent(body_builder, terms.count, slot, dims, axis),
+          xla::Add(loop_sums, term(values[1], source, weight)), loop_sums);
+    }
+    return std::vector<XlaOp>{loop_sums, values[1]};
   };
-  TF_ASSIGN_OR_RETURN(
-      const std::vector<XlaOp> results,
-      xla::ForEachIndex(terms.slots - first_slot, xla::S64, body, {sums, data},
-                        "bilinear_grad_slots", b));
+  TF_ASSIGN_OR_RETURN(const std::vector<XlaOp> results,
+                      xla::ForEachIndex(iterations, xla::S64, body, {sums, data},
+                                        "bilinear_grad_slots", b));
   return results[0];
 }
 
@@ -245,6 +261,11 @@ absl::StatusOr<XlaOp> ResizeGradHlo(XlaOp grads, XlaBuilder* b,
   }
   const xla::PrimitiveType acc = xla::primitive_util::NativeToPrimitiveType<A>();
   const XlaOp values = xla::ConvertElementType(grads, acc);
+  // The first output index and the count of every input row and column; the
+  // caller checked that the input gradient fits in memory, so this sum
+  // cannot overflow.
+  TF_RETURN_IF_ERROR(CheckTableSize("MyBilinearGrad", g.in_height + g.in_width,
+                                    2 * sizeof(int64_t)));
   const bilinear::AxisSampler<A> row_sampler = RowSampler<A>(g);
   const bilinear::AxisSampler<A> column_sampler = ColumnSampler<A>(g);
   bilinear::AdjointTerms<A> rows =
@@ -307,7 +328,12 @@ absl::StatusOr<XlaOp> ResizeGradHlo(XlaOp grads, XlaBuilder* b,
       AddSlots<A>(b, columns, /*first_slot=*/0, kColumnAxis, dims,
                   xla::Zeros(b, xla::ShapeUtil::MakeShape(acc, dims)), row_sums,
                   column_term));
-  return xla::ConvertElementType(sums, grad_type);
+  // The CPU's sums start at +0, so none is -0 (+0 + -0 is +0); XLA drops
+  // that first `0 +`, and a sum of -0 terms stays -0. Only the zero's sign
+  // differs, so it is made +0 here.
+  const XlaOp positive_sums = xla::Select(
+      xla::Eq(sums, xla::ZerosLike(sums)), xla::ZerosLike(sums), sums);
+  return xla::ConvertElementType(positive_sums, grad_type);
 }
 
 // Reads align_corners and half_pixel_centers, and refuses their one invalid
@@ -324,16 +350,16 @@ absl::Status ReadAttrs(OpKernelConstruction* context,
 // An output larger than the machine's memory: the CPU kernel's allocator
 // refuses it ("OOM when allocating tensor with shape[...] and type ..."), and
 // so does the compile, in the same words, rather than XLA when it runs.
-absl::Status CheckOutputFitsInMemory(const bilinear::ResizeGeometry& g,
-                                     DataType type) {
-  const TensorShape shape({g.batch, g.out_height, g.out_width, g.channels});
-  // ValidateResizeSize refused sizes whose bytes overflow.
-  const int64_t bytes = shape.num_elements() * tensorflow::DataTypeSize(type);
+absl::Status CheckOutputFitsInMemory(const TensorShape& shape, DataType type) {
+  // MultiplyWithoutOverflow gives a negative value on overflow.
+  const int64_t bytes = tensorflow::MultiplyWithoutOverflow(
+      shape.num_elements(), tensorflow::DataTypeSize(type));
   const int64_t memory = tensorflow::port::GetMemoryInfo().total;
-  if (memory <= 0 || bytes <= memory) return absl::OkStatus();
+  if (memory <= 0 || (bytes >= 0 && bytes <= memory)) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       "OOM when allocating tensor with shape", shape.DebugString(), " and type ",
-      tensorflow::DataTypeString(type), ": ", bytes,
+      tensorflow::DataTypeString(type), ": ",
+      bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
       " bytes, more than this machine's ", memory,
       " bytes of memory (refused when compiling)"));
 }
@@ -367,7 +393,11 @@ class MyBilinearXlaOp : public XlaOpKernel {
                                                &geometry));
     xla::PrimitiveType out_type;
     OP_REQUIRES_OK(context, tensorflow::DataTypeToPrimitiveType(out_type_, &out_type));
-    OP_REQUIRES_OK(context, CheckOutputFitsInMemory(geometry, out_type_));
+    // ValidateResizeSize refused shapes whose bytes overflow.
+    OP_REQUIRES_OK(context, CheckOutputFitsInMemory(
+                                TensorShape({geometry.batch, geometry.out_height,
+                                             geometry.out_width, geometry.channels}),
+                                out_type_));
     XlaBuilder* b = context->builder();
     // AccumulatorType<OutT>: double for double results, float otherwise.
     OP_REQUIRES_VALUE(
@@ -397,6 +427,8 @@ class MyBilinearGradXlaOp : public XlaOpKernel {
     bilinear::ResizeGeometry geometry = attrs_;
     OP_REQUIRES_OK(context, ValidateResizeGradShapes(
                                 grads_shape, original_image_shape, &geometry));
+    OP_REQUIRES_OK(context, CheckOutputFitsInMemory(original_image_shape,
+                                                    context->input_type(0)));
     xla::PrimitiveType grad_type;
     OP_REQUIRES_OK(context, tensorflow::DataTypeToPrimitiveType(
                                 context->input_type(0), &grad_type));
