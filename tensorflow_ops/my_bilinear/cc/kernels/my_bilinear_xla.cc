@@ -8,11 +8,11 @@
 // the forward pass blends horizontally, then vertically; the gradient replays
 // the CPU gradient's sums (bilinear_adjoint_terms.h) slot by slot, in a While
 // loop where there are many, so that its HLO does not grow with the
-// up-sampling factor. Where XLA does not fuse
-// a multiply and an add into one FMA, the results are bitwise those of the CPU
-// kernels; XLA's CPU backend does fuse them wherever the machine has FMA
-// instructions, which moves some results by an ulp or two. The HLO is generic,
-// so the kernels are registered for every XLA backend (tested on CPU).
+// up-sampling factor. Where XLA does not fuse a multiply and an add into one
+// FMA, the results are bitwise those of the CPU kernels; XLA's CPU backend
+// does fuse them wherever the machine has FMA instructions, which moves some
+// results by an ulp or two. The HLO is generic, so the kernels are registered
+// for every XLA backend (tested on CPU).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
