@@ -325,7 +325,8 @@ class MyBilinearXlaErrorTest(XlaTestCase):
         ("no_channels", (1, 4, 5, 0), [3, 3]),
         ("zero_size", (1, 4, 5, 2), [0, 3]),
         ("negative_size", (1, 4, 5, 2), [3, -2]),
-        ("size_of_3", (1, 4, 5, 2), [3, 3, 3]))
+        ("size_of_3", (1, 4, 5, 2), [3, 3, 3]),
+        ("output_bytes_overflow", (1, 4, 5, 2), [2**31 - 1, 2**31 - 1]))
     def test_bad_resize_arguments(self, shape, size):
         self.assertSameError(lambda x, s: ops.my_bilinear(images=x, size=s),
                              [tf.TensorSpec(None, tf.float32), tf.TensorSpec(None, tf.int32)],
