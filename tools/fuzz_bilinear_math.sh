@@ -11,5 +11,5 @@ work=/tmp/bilinear_math_fuzz
 mkdir -p "$work/corpus"
 clang++ -std=c++17 -O1 -g -ffp-contract=off \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. \
-    tensorflow_ops/my_bilinear/cc/kernels/bilinear_math_fuzzer.cc -o "$work/fuzzer"
+    tensorflow_ops/my_bilinear/cc/tests/bilinear_math_fuzzer.cc -o "$work/fuzzer"
 exec "$work/fuzzer" "$work/corpus" -artifact_prefix="$work/" -print_final_stats=1 "$@"

@@ -147,7 +147,7 @@ def _xla_support(xla: List[str], cpu: List[str], ctx: Context) -> List[str]:
 
     A header of the op library that an XLA file includes goes with the XLA
     kernels, and so does the .cc of the same stem, which defines what the header
-    declares (bilinear_validation.h and bilinear_validation.cc), with the headers
+    declares (my_bilinear_validation.h and my_bilinear_validation.cc), with the headers
     that .cc includes. Headers of other targets come with the deps.
     """
     headers = {s for s in cpu if s.endswith(".h")}

@@ -17,11 +17,11 @@
 #include <random>
 #include <vector>
 
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_elements.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_kernels.cu.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_resize_grad.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_test_support.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {

@@ -12,10 +12,10 @@
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/util/gpu_kernel_helper.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_elements.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_gpu_kernels.cu.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_validation.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
 namespace {

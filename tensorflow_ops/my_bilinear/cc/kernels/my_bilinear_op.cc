@@ -4,8 +4,8 @@
 #include <cstdint>
 
 #include "tensorflow/core/framework/register_types.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_cpu_features.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/bilinear_streaming_stores.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
 
 namespace tensorflow_ops {

@@ -1,0 +1,174 @@
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/tensor.h"
+#include "tensorflow/core/framework/tensor_shape.h"
+#include "tensorflow/core/util/overflow.h"
+
+namespace tensorflow_ops {
+namespace {
+
+using ::tensorflow::Tensor;
+using ::tensorflow::TensorShape;
+
+// A 4-D NHWC shape with positive height, width and channels (batch may be 0).
+absl::Status ValidateImageShape(std::string_view name, const TensorShape& shape) {
+  if (shape.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be 4-D [batch, height, width, channels], got shape ",
+                     shape.DebugString()));
+  }
+  if (shape.dim_size(1) <= 0 || shape.dim_size(2) <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must have positive height and width, got shape ",
+                     shape.DebugString()));
+  }
+  if (shape.dim_size(3) <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " must have at least one channel, got shape ", shape.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateBilinearAttrs(bool align_corners, bool half_pixel_centers) {
+  if (half_pixel_centers && align_corners) {
+    return absl::InvalidArgumentError(
+        "half_pixel_centers=true requires align_corners=false, got "
+        "align_corners=true");
+  }
+  return absl::OkStatus();
+}
+
+BilinearOpKernel::BilinearOpKernel(tensorflow::OpKernelConstruction* context)
+    : OpKernel(context) {
+  OP_REQUIRES_OK(context, context->GetAttr("align_corners", &align_corners_));
+  OP_REQUIRES_OK(context,
+                 context->GetAttr("half_pixel_centers", &half_pixel_centers_));
+  OP_REQUIRES_OK(context,
+                 ValidateBilinearAttrs(align_corners_, half_pixel_centers_));
+}
+
+bilinear::ResizeGeometry BilinearOpKernel::AttrGeometry() const {
+  bilinear::ResizeGeometry geometry;
+  geometry.align_corners = align_corners_;
+  geometry.half_pixel_centers = half_pixel_centers_;
+  return geometry;
+}
+
+absl::Status BilinearOpKernel::ValidateAndAllocateResize(
+    tensorflow::OpKernelContext* context, int64_t element_size,
+    bilinear::ResizeGeometry* geometry, Tensor** output) const {
+  *geometry = AttrGeometry();
+  TF_RETURN_IF_ERROR(ValidateResizeInputs(context->input(0), context->input(1),
+                                          element_size, geometry));
+  TensorShape output_shape;
+  TF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(
+      {geometry->batch, geometry->out_height, geometry->out_width,
+       geometry->channels},
+      &output_shape));
+  return context->allocate_output(0, output_shape, output);
+}
+
+absl::Status BilinearOpKernel::ValidateAndAllocateResizeGrad(
+    tensorflow::OpKernelContext* context, bilinear::ResizeGeometry* geometry,
+    Tensor** output) const {
+  *geometry = AttrGeometry();
+  const Tensor& original_image = context->input(1);
+  TF_RETURN_IF_ERROR(
+      ValidateResizeGradInputs(context->input(0), original_image, geometry));
+  return context->allocate_output(0, original_image.shape(), output);
+}
+
+absl::Status ValidateResizeShapes(const TensorShape& images,
+                                  const TensorShape& size) {
+  const absl::Status image_status = ValidateImageShape("images", images);
+  if (!image_status.ok()) return image_status;
+  if (size.dims() != 1 || size.dim_size(0) != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "size must be a 1-D tensor of 2 elements [height, width], got shape ",
+        size.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateResizeSize(const TensorShape& images, int64_t out_height,
+                                int64_t out_width, int64_t element_size,
+                                bilinear::ResizeGeometry* geometry) {
+  if (out_height <= 0 || out_width <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "size must be positive, got [", out_height, ", ", out_width, "]"));
+  }
+  geometry->batch = images.dim_size(0);
+  geometry->in_height = images.dim_size(1);
+  geometry->in_width = images.dim_size(2);
+  geometry->channels = images.dim_size(3);
+  geometry->out_height = out_height;
+  geometry->out_width = out_width;
+
+  // MultiplyWithoutOverflow returns a negative value on overflow.
+  int64_t bytes = element_size;
+  for (const int64_t dim : {geometry->batch, geometry->out_height,
+                            geometry->out_width, geometry->channels}) {
+    bytes = bytes < 0 ? bytes : tensorflow::MultiplyWithoutOverflow(bytes, dim);
+  }
+  if (bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "output shape [", geometry->batch, ", ", geometry->out_height, ", ",
+        geometry->out_width, ", ", geometry->channels, "] for size [",
+        out_height, ", ", out_width, "] overflows 64-bit sizes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateResizeInputs(const Tensor& images, const Tensor& size,
+                                  int64_t element_size,
+                                  bilinear::ResizeGeometry* geometry) {
+  const absl::Status shape_status =
+      ValidateResizeShapes(images.shape(), size.shape());
+  if (!shape_status.ok()) return shape_status;
+  const auto size_values = size.vec<int32_t>();
+  return ValidateResizeSize(images.shape(), size_values(0), size_values(1),
+                            element_size, geometry);
+}
+
+absl::Status ValidateResizeGradShapes(const TensorShape& grads,
+                                      const TensorShape& original_image,
+                                      bilinear::ResizeGeometry* geometry) {
+  absl::Status status = ValidateImageShape("grads", grads);
+  if (status.ok()) {
+    status = ValidateImageShape("original_image", original_image);
+  }
+  if (!status.ok()) return status;
+  if (grads.dim_size(0) != original_image.dim_size(0) ||
+      grads.dim_size(3) != original_image.dim_size(3)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grads and original_image must agree on batch and channels, got grads "
+        "shape ",
+        grads.DebugString(), " and original_image shape ",
+        original_image.DebugString()));
+  }
+  geometry->batch = grads.dim_size(0);
+  geometry->out_height = grads.dim_size(1);
+  geometry->out_width = grads.dim_size(2);
+  geometry->channels = grads.dim_size(3);
+  geometry->in_height = original_image.dim_size(1);
+  geometry->in_width = original_image.dim_size(2);
+  return absl::OkStatus();
+}
+
+absl::Status ValidateResizeGradInputs(const Tensor& grads,
+                                      const Tensor& original_image,
+                                      bilinear::ResizeGeometry* geometry) {
+  return ValidateResizeGradShapes(grads.shape(), original_image.shape(),
+                                  geometry);
+}
+
+}  // namespace tensorflow_ops

@@ -1,0 +1,173 @@
+// The horizontal half of the gradient (bilinear_resize_grad.h): the output
+// columns that read each input pixel of a tile, found once per tile as a list
+// of terms, and their weighted sum for every pixel, formed in registers.
+//
+// TensorFlow-free. Each pixel's terms are added in ascending column order from
+// 0, with the products of scattering each column into its two neighbours
+// (weight * column weight, then times the value): the order that the GPU
+// (bilinear_gpu_elements.h) and XLA (bilinear_adjoint_terms.h) kernels repeat,
+// so all of them give the same bits.
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GRAD_COLUMNS_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GRAD_COLUMNS_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+
+// The most output columns summed at once.
+constexpr int64_t kGradColumnBlock = 1024;
+
+// The most input pixels in one tile.
+constexpr int64_t kGradTilePixels = 2048;
+
+// For each pixel of a tile, the output columns of one block that read it, in
+// ascending order, and their weights: pixel i gets weight[k] * column
+// column[k] (relative to the block) for k in [first_term[i], first_term[i + 1]).
+// A column reads at most two pixels, so a block has at most two terms a column.
+template <typename A>
+struct ColumnTerms {
+  int32_t first_term[kGradTilePixels + 1];
+  int32_t column[2 * kGradColumnBlock];
+  A weight[2 * kGradColumnBlock];
+};
+
+// The terms of output columns [first_column, first_column + width) for input
+// pixels [first_pixel, first_pixel + pixels). A column's weight is that of its
+// scatter: 1 where both its neighbours are the pixel (the forward pass returns
+// the pixel unchanged), else 1 - lerp for its lower neighbour and lerp for its
+// upper one.
+template <typename A>
+void FindColumnTerms(const AxisSampler<A>& sampler, int64_t first_column,
+                     int64_t width, int64_t first_pixel, int64_t pixels,
+                     ColumnTerms<A>* terms) {
+  // The columns [begin, end) reading a pixel: both ends only grow with it.
+  int64_t begin = 0, end = 0;
+  int32_t count = 0;
+  for (int64_t i = 0; i < pixels; ++i) {
+    const int64_t pixel = first_pixel + i;
+    terms->first_term[i] = count;
+    while (begin < width && sampler.At(first_column + begin).upper < pixel) ++begin;
+    end = std::max(end, begin);
+    while (end < width && sampler.At(first_column + end).lower <= pixel) ++end;
+    for (int64_t x = begin; x < end; ++x) {
+      const AxisWeight<A> w = sampler.At(first_column + x);
+      terms->column[count] = static_cast<int32_t>(x);
+      terms->weight[count] =
+          w.lower == w.upper ? A(1) : (w.lower == pixel ? A(1) - w.lerp : w.lerp);
+      ++count;
+    }
+  }
+  terms->first_term[pixels] = count;
+}
+
+// kLanes values of A, in a vector register (or two) where the target has
+// them: its arithmetic is element by element, IEEE as the scalar's.
+#if defined(__GNUC__)
+template <typename A, int kLanes>
+struct LaneVector {
+  typedef A Type __attribute__((vector_size(kLanes * sizeof(A))));
+};
+#else
+// Compilers without vector types: an array with the same arithmetic.
+template <typename A, int kLanes>
+struct LaneVector {
+  struct Type {
+    A lane[kLanes];
+    friend Type operator+(const Type& a, const Type& b) {
+      Type sum;
+      for (int i = 0; i < kLanes; ++i) sum.lane[i] = a.lane[i] + b.lane[i];
+      return sum;
+    }
+    friend Type operator*(A scale, const Type& a) {
+      Type product;
+      for (int i = 0; i < kLanes; ++i) product.lane[i] = scale * a.lane[i];
+      return product;
+    }
+  };
+};
+#endif
+template <typename A>
+struct LaneVector<A, 1> {  // one lane: the scalar itself
+  using Type = A;
+};
+
+// Adds its terms to each of `pixels` pixels, kVectors vectors of kLanes
+// channels at a time: pixel i, at sums + i * sums_stride, gets
+// (weight * term weight) * column for each of its terms in ascending order,
+// summed in registers and stored once. Column x of `source` starts at
+// x * source_stride. These are the products, and the order, of scattering the
+// columns one at a time into sums that start at 0 (or hold earlier blocks'
+// terms, where kAccumulate): the same bits.
+template <int kLanes, int kVectors, bool kAccumulate, typename A>
+void GatherLanes(const A* source, int64_t source_stride, A weight,
+                 const ColumnTerms<A>& terms, int64_t pixels, A* sums,
+                 int64_t sums_stride) {
+  using Vector = typename LaneVector<A, kLanes>::Type;
+  for (int64_t i = 0; i < pixels; ++i) {
+    A* pixel_sums = sums + i * sums_stride;
+    Vector total[kVectors];
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      total[v] = Vector{};
+      if (kAccumulate) std::memcpy(&total[v], pixel_sums + v * kLanes, sizeof(Vector));
+    }
+    for (int32_t k = terms.first_term[i]; k < terms.first_term[i + 1]; ++k) {
+      const A term_weight = weight * terms.weight[k];
+      const A* column = source + terms.column[k] * source_stride;
+#pragma GCC unroll 8
+      for (int v = 0; v < kVectors; ++v) {
+        Vector value;
+        std::memcpy(&value, column + v * kLanes, sizeof(Vector));
+        total[v] = total[v] + term_weight * value;
+      }
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      std::memcpy(pixel_sums + v * kLanes, &total[v], sizeof(Vector));
+    }
+  }
+}
+
+// GatherLanes over `channels` channels: in vectors of 32 bytes, four or two
+// at a time where they divide the channels, then 16 bytes, then one at a time.
+template <bool kAccumulate, typename A>
+void GatherColumns(const A* source, int64_t source_stride, A weight,
+                   const ColumnTerms<A>& terms, int64_t pixels, int64_t channels,
+                   A* sums, int64_t sums_stride) {
+  constexpr int kWide = 32 / sizeof(A);  // 8 floats, 4 doubles
+  auto lanes = [&](auto lane_count, auto vector_count, int64_t c) {
+    GatherLanes<decltype(lane_count)::value, decltype(vector_count)::value,
+                kAccumulate>(source + c, source_stride, weight, terms, pixels,
+                             sums + c, sums_stride);
+  };
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Three = std::integral_constant<int, 3>;
+  using Four = std::integral_constant<int, 4>;
+  using Wide = std::integral_constant<int, kWide>;
+  if (channels == 3) return lanes(One(), Three(), 0);
+  int64_t c = 0;
+  if (channels % (4 * kWide) == 0) {
+    for (; c < channels; c += 4 * kWide) lanes(Wide(), Four(), c);
+  } else if (channels % (2 * kWide) == 0) {
+    for (; c < channels; c += 2 * kWide) lanes(Wide(), Two(), c);
+  } else {
+    for (; c + kWide <= channels; c += kWide) lanes(Wide(), One(), c);
+    if (c + kWide / 2 <= channels) {
+      lanes(std::integral_constant<int, kWide / 2>(), One(), c);
+      c += kWide / 2;
+    }
+  }
+  for (; c < channels; ++c) lanes(One(), One(), c);
+}
+
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GRAD_COLUMNS_H_

@@ -1,0 +1,274 @@
+// Gradient of the bilinear resize (its exact adjoint), one range of input rows
+// at a time.
+//
+// TensorFlow-free. Rather than scattering every output pixel into the input
+// gradient (which races when parallel), each input row gathers from the output
+// rows that read it, in ascending order, so each input-row result is a fixed
+// sequence of operations: the same bits whichever thread computes it and
+// however the rows are split. Nothing is allocated: the output rows (and
+// columns) that read an input row (or column) are contiguous and found by
+// search, and each row is summed in tiles of input columns on the stack
+// (bilinear_grad_rows.h, then bilinear_grad_columns.h), so that every
+// input-gradient value is written once, finished.
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_RESIZE_GRAD_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_RESIZE_GRAD_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_columns.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_rows.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_prefetch.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+
+// Values of A in one tile (columns x channels, of the vertical sums and of
+// the input-gradient sums): 32 KB, and the most output columns summed at once.
+// Smaller tiles cost time (each one repeats the search for the output rows of
+// every input row); these keep the stack frame near 60 KB for float and
+// under 100 KB for the other dtypes (bilinear_stack_test runs it on a 112 KB
+// stack).
+template <typename A>
+constexpr int64_t kTileElements = 32768 / sizeof(A);
+
+// The output rows [*begin, *end) that read input row `in_y`. Every output row
+// blends two neighbouring (or equal) input rows, and both never decrease with
+// the output row, so the rows with upper >= in_y and lower <= in_y are
+// contiguous, and each of them reads `in_y`.
+template <typename A>
+void OutputRowsReading(const AxisSampler<A>& rows, int64_t out_height,
+                       int64_t in_y, int64_t* begin, int64_t* end) {
+  auto first = [&](auto is_past) {  // the first output row where is_past holds
+    int64_t low = 0, high = out_height;
+    while (low < high) {
+      const int64_t middle = low + (high - low) / 2;
+      if (is_past(rows.At(middle))) {
+        high = middle;
+      } else {
+        low = middle + 1;
+      }
+    }
+    return low;
+  };
+  *begin = first([in_y](const AxisWeight<A>& w) { return w.upper >= in_y; });
+  *end = first([in_y](const AxisWeight<A>& w) { return w.lower > in_y; });
+}
+
+// The input columns [*begin, *end) of one tile from `begin`, and the output
+// columns [*first_column, *end_column) that read them: at most
+// `max_pixels` pixels, fewer where more than `block_columns` output
+// columns would read them, but at least one.
+template <typename A>
+void NextColumnTile(const AxisSampler<A>& columns, int64_t in_width,
+                    int64_t out_width, int64_t begin, int64_t max_pixels,
+                    int64_t block_columns, int64_t* end, int64_t* first_column,
+                    int64_t* end_column) {
+  int64_t unused;
+  OutputRowsReading(columns, out_width, begin, first_column, &unused);
+  *end = std::min(in_width, begin + max_pixels);
+  OutputRowsReading(columns, out_width, *end - 1, &unused, end_column);
+  while (*end_column - *first_column > block_columns && *end - begin > 1) {
+    // Fewer pixels, in proportion to the excess of columns (and at least one).
+    const int64_t pixels = *end - begin;
+    const int64_t fitting = pixels * block_columns / (*end_column - *first_column);
+    *end = begin + std::max<int64_t>(1, std::min(pixels - 1, fitting));
+    OutputRowsReading(columns, out_width, *end - 1, &unused, end_column);
+  }
+}
+
+// The most bytes of output rows read ahead: they go to the L1 cache, which
+// must still hold the rows being summed.
+constexpr int64_t kGradPrefetchBytes = 32 * 1024;
+
+// Asks the cache for the output rows from `first_new` that input row `in_y`
+// reads (`count` values of each, from tile + row * row_size), where they fit
+// in kGradPrefetchBytes.
+template <typename A, typename T>
+void PrefetchNextRows(const AxisSampler<A>& rows, int64_t out_height, int64_t in_y,
+                      int64_t first_new, const T* tile, int64_t row_size,
+                      int64_t count) {
+  if (count == 0) return;
+  int64_t end = first_new;
+  while (end < out_height && rows.At(end).lower <= in_y) ++end;
+  const int64_t bytes = count * static_cast<int64_t>(sizeof(T));
+  if (end == first_new || (end - first_new) * bytes > kGradPrefetchBytes) return;
+  PrefetchRuns(reinterpret_cast<const char*>(tile + first_new * row_size),
+               end - first_new, row_size * static_cast<int64_t>(sizeof(T)), bytes);
+}
+
+// Writes input-gradient rows [begin_row, end_row), where row r is image
+// r / in_height, row r % in_height. `grads` is [batch, out_h, out_w, c] and
+// `images_grad` [batch, in_h, in_w, c], both dense. Sums are formed in
+// A = AccumulatorType<T> and written to `images_grad` once, converted.
+//
+// Each input row is summed one tile of input columns at a time: the output
+// rows that read the row are added first, up to four in one pass, in
+// ascending order (one product and one sum per row and value); then each
+// pixel of the tile adds, in registers, the columns of that sum that read it,
+// in ascending order, and is stored once. So every pixel gets the same
+// additions in the same order whatever the tiling. Where one output row alone
+// reads the input row, its columns are added straight from the upstream
+// gradient, with the row weight in each term's weight; rows no output row
+// reads are zeroed directly. Float and double sums are formed in the gradient
+// itself; half and bfloat16 ones on the stack, converted once. While a row is
+// summed, the output rows that only the next one reads are fetched into the
+// cache, where they are few.
+template <typename T, typename A = AccumulatorType<T>>
+void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
+                    int64_t end_row, T* images_grad) {
+  // The identity resize is its own adjoint: the upstream gradient passes
+  // through unchanged (an Inf stays Inf).
+  if (IsIdentity(g)) return CopyRows(g, grads, begin_row, end_row, images_grad);
+  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
+                                   g.half_pixel_centers);
+  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
+                                      g.half_pixel_centers);
+  const int64_t c = g.channels;
+  const int64_t out_row_size = g.out_width * c;
+  const int64_t in_row_size = g.in_width * c;
+
+  // Channels are taken `chunk` at a time, so that a tile holds 16 pixels at
+  // least; output columns `block_columns` at a time.
+  constexpr int64_t kTile = kTileElements<A>;
+  const int64_t chunk = std::min(c, kTile / 16);
+  const int64_t block_columns =
+      std::max<int64_t>(1, std::min(kGradColumnBlock, kTile / chunk));
+  const int64_t max_pixels = std::min(kGradTilePixels, kTile / chunk);
+  ColumnTerms<A> terms;
+  A vertical_sum[kTile];
+  A tile_sums[kTile];
+  for (int64_t c0 = 0; c0 < c; c0 += chunk) {
+    const int64_t channels = std::min(chunk, c - c0);
+    int64_t end_pixel = 0;
+    for (int64_t first_pixel = 0; first_pixel < g.in_width; first_pixel = end_pixel) {
+      int64_t first_column = 0, end_column = 0;
+      NextColumnTile(column_sampler, g.in_width, g.out_width, first_pixel,
+                     max_pixels, block_columns, &end_pixel, &first_column,
+                     &end_column);
+      const int64_t tile_pixels = end_pixel - first_pixel;
+      // The columns' terms, found once where one block holds them.
+      const bool one_block = end_column - first_column <= block_columns;
+      if (one_block) {
+        FindColumnTerms(column_sampler, first_column, end_column - first_column,
+                        first_pixel, tile_pixels, &terms);
+      }
+      int64_t b = begin_row / g.in_height;
+      int64_t next_in_y = begin_row % g.in_height;
+      // The output rows [first, last) that read the current input row. Both
+      // ends only grow with the input row, so after a search for the range's
+      // first row they are advanced, not searched again.
+      int64_t first = 0, last = 0;
+      bool search = true;
+      for (int64_t row = begin_row; row < end_row; ++row) {
+        const int64_t in_y = next_in_y;
+        const T* image_grads = grads + b * g.out_height * out_row_size;
+        if (search) {
+          OutputRowsReading(row_sampler, g.out_height, in_y, &first, &last);
+          search = false;
+        } else {
+          while (first < g.out_height && row_sampler.At(first).upper < in_y) ++first;
+          while (last < g.out_height && row_sampler.At(last).lower <= in_y) ++last;
+        }
+        // The output rows that the next input row adds to these, read now
+        // (while these are summed) from memory, where they are few enough to
+        // stay near: the prefetcher does not see them coming.
+        if (channels == c && in_y + 1 < g.in_height) {
+          PrefetchNextRows(row_sampler, g.out_height, in_y + 1, last,
+                           image_grads + first_column * c, out_row_size,
+                           (end_column - first_column) * c);
+        }
+        if (++next_in_y == g.in_height) {  // the next row starts a new image
+          next_in_y = 0;
+          ++b;
+          search = true;
+        }
+        T* out = images_grad + row * in_row_size + first_pixel * c + c0;
+        // No output row reads this row, or no output column these pixels:
+        // zeros.
+        if (first == last || first_column == end_column) {
+          const T zero = static_cast<T>(A(0));
+          if (channels == c) {
+            std::fill(out, out + tile_pixels * c, zero);
+          } else {
+            for (int64_t p = 0; p < tile_pixels; ++p) {
+              std::fill(out + p * c, out + p * c + channels, zero);
+            }
+          }
+          continue;
+        }
+        // The tile's sums: in the gradient itself where T = A, else on the
+        // stack, converted at the end.
+        A* sums = tile_sums;
+        int64_t sums_stride = channels;
+        if constexpr (std::is_same<T, A>::value) {
+          sums = out;
+          sums_stride = c;
+        }
+        if (!one_block) {  // each block adds to the sums of those before it
+          for (int64_t p = 0; p < tile_pixels; ++p) {
+            std::fill(sums + p * sums_stride, sums + p * sums_stride + channels, A(0));
+          }
+        }
+        for (int64_t x0 = first_column; x0 < end_column; x0 += block_columns) {
+          const int64_t width = std::min(block_columns, end_column - x0);
+          if (!one_block) {
+            FindColumnTerms(column_sampler, x0, width, first_pixel, tile_pixels, &terms);
+          }
+          auto source_row = [&](int64_t y) {
+            return image_grads + y * out_row_size + x0 * c + c0;
+          };
+          auto gather = [&](const A* source, int64_t source_stride, A weight) {
+            if (one_block) {
+              GatherColumns</*kAccumulate=*/false>(source, source_stride, weight,
+                                                  terms, tile_pixels, channels,
+                                                  sums, sums_stride);
+            } else {
+              GatherColumns</*kAccumulate=*/true>(source, source_stride, weight,
+                                                 terms, tile_pixels, channels,
+                                                 sums, sums_stride);
+            }
+          };
+          if (last - first == 1) {
+            const A weight = RowWeight(row_sampler.At(first), in_y);
+            if constexpr (std::is_same<T, A>::value) {
+              gather(source_row(first), c, weight);
+            } else {
+              // Half and bfloat16 are converted first, in one pass (exactly:
+              // 1 * value is the value), then gathered as float.
+              SumOutputRows(row_sampler, first, last, in_y, /*unweighted=*/true,
+                            source_row(first), out_row_size, c, width, channels,
+                            vertical_sum);
+              gather(vertical_sum, channels, weight);
+            }
+            continue;
+          }
+          // Several output rows read this row: their weighted sum first, then
+          // one gather.
+          SumOutputRows(row_sampler, first, last, in_y, /*unweighted=*/false,
+                        source_row(first), out_row_size, c, width, channels,
+                        vertical_sum);
+          gather(vertical_sum, channels, A(1));
+        }
+        if constexpr (!std::is_same<T, A>::value) {
+          if (channels == c) {
+            ConvertValues(tile_sums, tile_pixels * c, out);
+          } else {
+            for (int64_t p = 0; p < tile_pixels; ++p) {
+              ConvertValues(tile_sums + p * channels, channels, out + p * c);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_RESIZE_GRAD_H_

@@ -1,0 +1,162 @@
+// Edge shapes of the TensorFlow-free math, for the sanitizer builds.
+//
+// Run under `bazel test --config=asan --config=ubsan` (see .bazelrc), every
+// buffer here is a heap allocation of exactly the tensor's size, so any read
+// or write outside a tensor, any signed overflow in the index math and any
+// out-of-range float-to-int conversion is reported. The shapes are the ones
+// where index math goes wrong: 1x1 images, outputs of size 1, down-sampling
+// 1000 to 1, channels 1 and 17, and scales of 2^17 up and down; forward and
+// gradient, in every attr mode. Values are checked by properties that hold for
+// any correct bilinear resize: every output lies between the smallest and the
+// largest input (a convex combination), and the gradient conserves the sum of
+// the output gradients (each output's four weights sum to 1).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <type_traits>
+
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+namespace {
+
+int failures = 0;
+
+void Fail(const ResizeGeometry& g, const char* what, double detail) {
+  ++failures;
+  std::printf("FAIL %s (%g): in %lldx%lld out %lldx%lld c=%lld b=%lld ac=%d hp=%d\n",
+              what, detail, static_cast<long long>(g.in_height),
+              static_cast<long long>(g.in_width), static_cast<long long>(g.out_height),
+              static_cast<long long>(g.out_width), static_cast<long long>(g.channels),
+              static_cast<long long>(g.batch), g.align_corners, g.half_pixel_centers);
+}
+
+// A heap array of exactly `size` elements: one past its end is outside any
+// allocation, which AddressSanitizer reports.
+template <typename T>
+std::unique_ptr<T[]> Exact(int64_t size) {
+  return std::unique_ptr<T[]>(new T[size]);
+}
+
+// Values in [-1, 1] that differ between neighbours (a fixed pattern, no RNG).
+double Pattern(int64_t i) { return std::sin(0.7 * static_cast<double>(i) + 0.3); }
+
+template <typename T, typename OutT>
+void CheckForward(const ResizeGeometry& g) {
+  const int64_t in_size = g.batch * g.in_height * g.in_width * g.channels;
+  const int64_t out_size = g.batch * g.out_height * g.out_width * g.channels;
+  auto images = Exact<T>(in_size);
+  auto output = Exact<OutT>(out_size);
+  double low = INFINITY, high = -INFINITY;
+  for (int64_t i = 0; i < in_size; ++i) {
+    images[i] = static_cast<T>(std::is_integral<T>::value ? 100 + 100 * Pattern(i)
+                                                     : Pattern(i));
+    low = std::min(low, static_cast<double>(images[i]));
+    high = std::max(high, static_cast<double>(images[i]));
+  }
+  // Two calls on a split of the rows, as the thread pool would make.
+  const int64_t rows = g.batch * g.out_height;
+  ResizeRows(g, images.get(), 0, rows / 2, output.get());
+  ResizeRows(g, images.get(), rows / 2, rows, output.get());
+  const double slack = 1e-5 * std::max(1.0, std::fabs(high) + std::fabs(low));
+  for (int64_t i = 0; i < out_size; ++i) {
+    const double value = static_cast<double>(output[i]);
+    if (!(value >= low - slack && value <= high + slack)) {
+      return Fail(g, "output outside the input's range", value);
+    }
+  }
+}
+
+template <typename T>
+void CheckGradient(const ResizeGeometry& g) {
+  const int64_t in_size = g.batch * g.in_height * g.in_width * g.channels;
+  const int64_t out_size = g.batch * g.out_height * g.out_width * g.channels;
+  auto grads = Exact<T>(out_size);
+  auto images_grad = Exact<T>(in_size);
+  double total = 0, magnitude = 0;
+  for (int64_t i = 0; i < out_size; ++i) {
+    grads[i] = static_cast<T>(Pattern(i));
+    total += static_cast<double>(grads[i]);
+    magnitude += std::fabs(static_cast<double>(grads[i]));
+  }
+  const int64_t rows = g.batch * g.in_height;
+  ResizeGradRows(g, grads.get(), 0, rows / 2, images_grad.get());
+  ResizeGradRows(g, grads.get(), rows / 2, rows, images_grad.get());
+  double sum = 0;
+  for (int64_t i = 0; i < in_size; ++i) sum += static_cast<double>(images_grad[i]);
+  const double tolerance = (std::is_same<T, double>::value ? 1e-12 : 1e-5) * (1 + magnitude);
+  if (!(std::fabs(sum - total) <= tolerance)) {
+    Fail(g, "gradient does not conserve the sum", sum - total);
+  }
+}
+
+void CheckShape(int64_t batch, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                int64_t channels) {
+  ForEachAttrMode(batch, in_h, in_w, out_h, out_w, channels,
+                  [](const ResizeGeometry& g) {
+                    CheckForward<float, float>(g);
+                    CheckForward<double, double>(g);
+                    CheckForward<uint8_t, float>(g);
+                    CheckForward<int64_t, double>(g);
+                    CheckGradient<float>(g);
+                    CheckGradient<double>(g);
+                  });
+}
+
+// An empty batch may come with no buffers at all (TensorFlow's empty tensors
+// can have none): every kernel, the identity's copy included, must then touch
+// nothing, nor hand a null pointer to memcpy (UBSan's nonnull check).
+void CheckEmptyBatchWithoutBuffers() {
+  for (const bool identity : {true, false}) {
+    ForEachAttrMode(0, 4, 5, identity ? 4 : 7, identity ? 5 : 3, 3,
+                    [](const ResizeGeometry& g) {
+                      ResizeRows(g, static_cast<const float*>(nullptr), 0, 0,
+                                 static_cast<float*>(nullptr));
+                      ResizeRows(g, static_cast<const uint8_t*>(nullptr), 0, 0,
+                                 static_cast<float*>(nullptr));
+                      ResizeGradRows(g, static_cast<const float*>(nullptr), 0, 0,
+                                     static_cast<float*>(nullptr));
+                      ResizeGradRows(g, static_cast<const double*>(nullptr), 0, 0,
+                                     static_cast<double*>(nullptr));
+                    });
+  }
+}
+
+void CheckAll() {
+  CheckEmptyBatchWithoutBuffers();
+  for (const int64_t channels : {1, 3, 4, 17}) {
+    CheckShape(2, 1, 1, 1, 1, channels);        // 1x1 to 1x1 (identity)
+    CheckShape(1, 1, 1, 5, 7, channels);        // 1x1 input
+    CheckShape(2, 6, 9, 1, 1, channels);        // 1x1 output
+    CheckShape(1, 7, 5, 1, 3, channels);        // output height 1
+    CheckShape(1, 5, 7, 4, 1, channels);        // output width 1
+    CheckShape(1, 1000, 3, 1, 3, channels);     // 1000 rows down to 1
+    CheckShape(1, 3, 1000, 3, 1, channels);     // 1000 columns down to 1
+    CheckShape(0, 4, 4, 9, 9, channels);        // empty batch
+  }
+  // Extreme scales: 2^17 with one channel, 2^12 with 17 (the same code paths
+  // at a seventeenth of the cost, which matters under the sanitizers).
+  for (const int64_t channels : {1, 17}) {
+    const int64_t n = channels == 1 ? int64_t{1} << 17 : int64_t{1} << 12;
+    CheckShape(1, 1, 2, 1, n, channels);   // 2^16 times wider
+    CheckShape(1, 1, n, 1, 2, channels);   // 2^16 times narrower
+    CheckShape(1, n, 1, 3, 1, channels);   // 2^17 rows to 3
+    CheckShape(1, 2, 1, n / 2, 1, channels);  // 2 rows to 2^16
+  }
+  CheckShape(1, 1000, 1000, 1, 1, 1);      // 10^6 pixels to 1
+}
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+int main() {
+  tensorflow_ops::bilinear::CheckAll();
+  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
+}

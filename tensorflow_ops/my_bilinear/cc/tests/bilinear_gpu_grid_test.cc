@@ -1,0 +1,226 @@
+// The GPU kernels' indexing, checked on the host (no GPU, no TensorFlow).
+//
+// The CUDA kernels are a grid-stride loop around ResizeElement and
+// ResizeGradElement (bilinear_gpu_elements.h). This test walks the same loop
+// over every (block, thread) of the grid GridFor() gives, calls the same
+// functions, and checks that:
+//  - every output index is written exactly once;
+//  - the values equal the CPU kernels' (ResizeRows, ResizeGradRows) bit for
+//    bit, forward and gradient, over the CPU math test's matrix: growing,
+//    shrinking and equal sizes, 1x1, all three attr modes, channels 1, 3, 4
+//    and 17;
+//  - nothing outside the input is read: it sits between NaN guards, and a
+//    stray read turns a result into NaN.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+namespace {
+
+constexpr int64_t kGuard = 16;  // NaN elements on each side of an input
+
+int failures = 0;
+
+void Fail(const ResizeGeometry& g, const char* what, int64_t index) {
+  if (++failures <= 20) {
+    std::printf("FAIL %s at index %lld: in %lldx%lld out %lldx%lld c=%lld ac=%d hp=%d\n",
+                what, static_cast<long long>(index), static_cast<long long>(g.in_height),
+                static_cast<long long>(g.in_width), static_cast<long long>(g.out_height),
+                static_cast<long long>(g.out_width), static_cast<long long>(g.channels),
+                g.align_corners, g.half_pixel_centers);
+  }
+}
+
+// What the kernel does: each thread of each block walks its indices, and
+// `element(i)` is stored at i. Returns how often each index was written.
+template <typename OutT, typename Element>
+std::vector<int> RunGrid(const LaunchGrid& grid, int64_t count, Element element,
+                         std::vector<OutT>* output) {
+  std::vector<int> writes(count, 0);
+  for (int64_t block = 0; block < grid.blocks; ++block) {
+    for (int64_t thread = 0; thread < grid.threads_per_block; ++thread) {
+      for (int64_t i = FirstIndex(grid, block, thread); i < count; i += Stride(grid)) {
+        (*output)[i] = element(i);
+        ++writes[i];
+      }
+    }
+  }
+  return writes;
+}
+
+template <typename T>
+void CompareBits(const ResizeGeometry& g, const char* what, const std::vector<T>& got,
+                 const std::vector<T>& want, const std::vector<int>& writes) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (writes[i] != 1) return Fail(g, "index not written exactly once", i);
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) return Fail(g, what, i);
+  }
+}
+
+// `values` between NaN guards (for integer types, just the values).
+template <typename T>
+std::vector<T> Guarded(const std::vector<T>& values) {
+  const T guard = std::numeric_limits<T>::has_quiet_NaN ? std::nan("") : T(0);
+  std::vector<T> guarded(values.size() + 2 * kGuard, guard);
+  std::copy(values.begin(), values.end(), guarded.begin() + kGuard);
+  return guarded;
+}
+
+int64_t InputSize(const ResizeGeometry& g) {
+  return g.batch * g.in_height * g.in_width * g.channels;
+}
+int64_t OutputSize(const ResizeGeometry& g) {
+  return g.batch * g.out_height * g.out_width * g.channels;
+}
+
+template <typename T, typename OutT>
+void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
+                  const std::vector<T>& images) {
+  const int64_t count = OutputSize(g);
+  std::vector<OutT> want(count);
+  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  const std::vector<T> guarded = Guarded(images);
+  const T* input = guarded.data() + kGuard;
+  using A = AccumulatorType<OutT>;
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  std::vector<OutT> got(count);
+  const std::vector<int> writes = RunGrid<OutT>(
+      grid, count,
+      [&](int64_t i) { return ResizeElement<T, OutT>(g, samplers, input, i); }, &got);
+  CompareBits(g, "forward differs from the CPU kernel", got, want, writes);
+}
+
+template <typename T>
+void CheckGradient(const ResizeGeometry& g, const LaunchGrid& grid,
+                   const std::vector<T>& grads) {
+  const int64_t count = InputSize(g);
+  std::vector<T> want(count);
+  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data());
+  const std::vector<T> guarded = Guarded(grads);
+  const T* input = guarded.data() + kGuard;
+  const Samplers<T> samplers = SamplersFor<T>(g);
+  std::vector<T> got(count);
+  const std::vector<int> writes = RunGrid<T>(
+      grid, count,
+      [&](int64_t i) { return ResizeGradElement<T>(g, samplers, input, i); }, &got);
+  CompareBits(g, "gradient differs from the CPU kernel", got, want, writes);
+}
+
+// The launch grids of both kernels for `g`: the one the op uses, and one of
+// 3 blocks, in which each thread walks several elements, as every thread does
+// once an element count passes kMaxBlocks * kThreadsPerBlock.
+void CheckGeometry(const ResizeGeometry& g, std::mt19937* rng) {
+  const LaunchGrid small_grid = {3, kThreadsPerBlock};
+  for (const bool strided : {false, true}) {
+    const LaunchGrid forward = strided ? small_grid : GridFor(OutputSize(g));
+    const LaunchGrid backward = strided ? small_grid : GridFor(InputSize(g));
+    // Values in [-100, 100).
+    auto random = [rng](auto zero, int64_t size) {
+      return RandomValues<decltype(zero)>(size, -100, 100, rng);
+    };
+    CheckForward<float, float>(g, forward, random(0.0f, InputSize(g)));
+    CheckForward<double, double>(g, forward, random(0.0, InputSize(g)));
+    CheckForward<double, float>(g, forward, random(0.0, InputSize(g)));
+    std::vector<uint8_t> bytes(InputSize(g));
+    for (uint8_t& v : bytes) v = static_cast<uint8_t>((*rng)());
+    CheckForward<uint8_t, float>(g, forward, bytes);
+    CheckGradient<float>(g, backward, random(0.0f, OutputSize(g)));
+    CheckGradient<double>(g, backward, random(0.0, OutputSize(g)));
+  }
+}
+
+// Every output element of ResizeRows for 16-bit images and outputs, against
+// the element function evaluated at each index on the host.
+template <typename T, typename OutT>
+void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
+  const std::vector<float> values =
+      RandomValues<float>(InputSize(g), -100, 100, rng);
+  std::vector<T> images(values.size());
+  for (size_t i = 0; i < values.size(); ++i) images[i] = static_cast<T>(values[i]);
+  std::vector<OutT> want(OutputSize(g)), got(OutputSize(g));
+  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  using A = AccumulatorType<OutT>;
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  for (int64_t i = 0; i < OutputSize(g); ++i) {
+    got[i] = ResizeElement<T, OutT>(g, samplers, images.data(), i);
+  }
+  const std::vector<int> once(want.size(), 1);
+  CompareBits(g, "16-bit forward differs from the CPU kernel", got, want, once);
+}
+
+// Rows wider than one block or tile of the CPU kernels: the row buffers of
+// the row-reusing forward path (and 16-bit images converted per block, or per
+// value where a block's pixels overflow the buffer), several gradient tiles of
+// input columns, tiles narrowed to fit their output columns, several column
+// blocks per input pixel, and channels past a buffer.
+void CheckWideRows() {
+  std::mt19937 rng(20261201);
+  const int64_t shapes[][5] = {
+      // in_h, in_w, out_h, out_w, channels
+      {3, 3000, 4, 2000, 5},  // two gradient tiles, two forward column blocks
+      {2, 300, 3, 1000, 64},  // gradient tiles narrowed by their columns
+      {2, 2, 3, 5000, 8},     // gradient: several column blocks per pixel
+      {2, 5000, 5, 3, 2},     // forward: a block reads past the buffer
+      {3, 40, 7, 700, 9},     // forward: 16-bit images over two blocks
+      {2, 2, 3, 2, 5000},     // channels past one row buffer
+  };
+  for (const auto& s : shapes) {
+    ForEachAttrMode(1, s[0], s[1], s[2], s[3], s[4], [&](const ResizeGeometry& g) {
+      CheckGeometry(g, &rng);
+      CheckForwardElements<Float16, Float16>(g, &rng);
+      CheckForwardElements<Float16, float>(g, &rng);
+      CheckForwardElements<Bfloat16, Bfloat16>(g, &rng);
+      CheckForwardElements<uint8_t, Float16>(g, &rng);
+    });
+  }
+}
+
+// The grid stays within CUDA's limits (an int of blocks) for any element
+// count, and gives every element a thread of its own up to kMaxBlocks blocks.
+void CheckGridLimits() {
+  ResizeGeometry g;
+  for (const int64_t count : {int64_t{1}, int64_t{255}, int64_t{256}, int64_t{257},
+                              kMaxBlocks * kThreadsPerBlock + 1, int64_t{1} << 31,
+                              (int64_t{1} << 40) + 3}) {
+    const LaunchGrid grid = GridFor(count);
+    const bool fits = grid.blocks >= 1 && grid.blocks <= kMaxBlocks &&
+                      grid.threads_per_block == kThreadsPerBlock;
+    const bool one_each = count > kMaxBlocks * kThreadsPerBlock ||
+                          (Stride(grid) >= count && Stride(grid) - count < kThreadsPerBlock);
+    if (!fits || !one_each) Fail(g, "launch grid", count);
+  }
+}
+
+void CheckAll() {
+  std::mt19937 rng(20261130);
+  const int64_t geometries = ForEachSmallGeometry(
+      {1, 4, 10}, {1, 3, 4, 17},
+      [&](const ResizeGeometry& g) { CheckGeometry(g, &rng); });
+  std::printf("checked %lld geometries on two launch grids each\n",
+              static_cast<long long>(geometries));
+  CheckWideRows();
+  CheckGridLimits();
+}
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+int main() {
+  tensorflow_ops::bilinear::CheckAll();
+  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
+}

@@ -1,0 +1,144 @@
+// RunRowChunks on real threads: every row is run exactly once, before the
+// call returns, however the helpers are scheduled: at once, inline, late
+// (after the call returned), or not at all when scheduling throws; and the chunk bounds neither overflow nor
+// skip rows. Run under --config=asan to catch a helper touching freed memory.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_row_chunks.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+namespace {
+
+int failures = 0;
+
+void Expect(bool condition, const char* what, int64_t rows, int64_t chunks,
+            int helpers) {
+  if (condition) return;
+  ++failures;
+  std::printf("FAIL: %s (rows %lld, chunks %lld, helpers %d)\n", what,
+              static_cast<long long>(rows), static_cast<long long>(chunks),
+              helpers);
+}
+
+// How the helpers' closures are run.
+enum class Start { kAtOnce, kAfterReturn, kInline, kThrowsAfterOne };
+
+// Runs RunRowChunks over `rows` and checks that every row was run once, all
+// of them before it returned. With `slow`, helpers' chunks take 20 ms, and
+// the caller's wait until a helper has one, so that the caller runs out of
+// chunks while a helper's is in progress.
+void CheckRows(int64_t rows, int64_t chunks, int helpers, Start start,
+               bool slow) {
+  std::vector<std::atomic<int>> runs(rows);
+  for (auto& count : runs) count = 0;
+  std::atomic<bool> returned{false};
+  std::atomic<int> calls_after_return{0};
+  std::vector<std::thread> threads;
+  std::vector<std::function<void()>> pending;
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> helper_working{false};
+  auto work = [&](int64_t begin_row, int64_t end_row) {
+    if (returned) ++calls_after_return;
+    if (slow && std::this_thread::get_id() != caller) {
+      // A helper's chunk outlasts the caller's: the caller must wait for it.
+      helper_working = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    } else if (slow && start == Start::kAtOnce) {
+      // The caller waits (up to a second) for a helper to claim a chunk.
+      for (int i = 0; i < 10000 && !helper_working; ++i) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    }
+    for (int64_t row = begin_row; row < end_row; ++row) ++runs[row];
+  };
+  auto schedule = [&](std::function<void()> closure) {
+    switch (start) {
+      case Start::kAtOnce:
+        threads.emplace_back(std::move(closure));
+        break;
+      case Start::kAfterReturn:
+        pending.push_back(std::move(closure));
+        break;
+      case Start::kInline:
+        closure();
+        break;
+      case Start::kThrowsAfterOne:
+        // As a pool that runs out of memory after one helper.
+        if (!threads.empty()) throw std::bad_alloc();
+        threads.emplace_back(std::move(closure));
+        break;
+    }
+  };
+  bool threw = false;
+  try {
+    RunRowChunks(rows, chunks, helpers, work, schedule);
+  } catch (const std::bad_alloc&) {
+    threw = true;
+  }
+  returned = true;
+  const bool expect_throw = start == Start::kThrowsAfterOne &&
+                            std::min<int64_t>(helpers, std::min(chunks, rows) - 1) > 1;
+  Expect(threw == expect_throw, "the scheduler's exception not passed on", rows,
+         chunks, helpers);
+  bool each_once = true;
+  for (const auto& count : runs) each_once = each_once && count == 1;
+  Expect(each_once, "a row not run exactly once before the call returned",
+         rows, chunks, helpers);
+  for (auto& closure : pending) threads.emplace_back(std::move(closure));
+  for (auto& thread : threads) thread.join();
+  Expect(calls_after_return == 0, "work called after the call returned", rows,
+         chunks, helpers);
+}
+
+// ChunkBegin spreads the rows evenly, in order, from 0 to `rows`, without
+// overflow even for rows near the int64 limit.
+void CheckChunkBounds(int64_t rows, int64_t chunks) {
+  auto noop = [](const void*, int64_t, int64_t) {};
+  RowChunkCounters counters(rows, chunks, 1, noop, nullptr);
+  bool ordered = counters.ChunkBegin(0) == 0 && counters.ChunkBegin(chunks) == rows;
+  const int64_t smallest = rows / chunks;
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const int64_t size = counters.ChunkBegin(chunk + 1) - counters.ChunkBegin(chunk);
+    ordered = ordered && (size == smallest || size == smallest + 1);
+  }
+  Expect(ordered, "chunk bounds not even and in order", rows, chunks, 0);
+}
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+int main() {
+  using tensorflow_ops::bilinear::CheckChunkBounds;
+  using tensorflow_ops::bilinear::CheckRows;
+  using tensorflow_ops::bilinear::Start;
+  for (Start start : {Start::kAtOnce, Start::kAfterReturn, Start::kInline,
+                      Start::kThrowsAfterOne}) {
+    for (int64_t rows : {1, 2, 3, 17, 1000}) {
+      for (int64_t chunks : {1, 2, 5, 64, 5000}) {
+        for (int helpers : {0, 1, 3}) {
+          CheckRows(rows, chunks, helpers, start, /*slow=*/false);
+        }
+      }
+    }
+    CheckRows(40, 8, 2, start, /*slow=*/true);
+  }
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  for (int64_t rows : {int64_t{1}, int64_t{7}, int64_t{1000}, max - 1, max}) {
+    for (int64_t chunks : {int64_t{1}, int64_t{3}, int64_t{64}}) {
+      if (chunks <= rows) CheckChunkBounds(rows, chunks);
+    }
+  }
+  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
+}

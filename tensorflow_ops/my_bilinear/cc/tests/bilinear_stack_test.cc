@@ -1,0 +1,117 @@
+// The CPU math runs on a thread with a 112 KB stack, in every type, on the
+// geometries that use its biggest stack buffers.
+//
+// The kernels keep their row buffers and tiles on the stack instead of
+// allocating (frames of up to about 80 KB forward and 94 KB for gradients,
+// measured in this test's build). TensorFlow's threads have the default 8 MB
+// stack, but user code may call ops from threads with small ones; a frame that
+// outgrows the stack crashes this test (SIGSEGV). 112 KB leaves room for the
+// test's own frames and catches a forward path whose arrays stop sharing the
+// stack with the other paths' (120 KB in this build, 153 KB in the library,
+// where 160 KB threads then crashed). Under AddressSanitizer, which gives
+// every array its own slot and red zones, the stack is 256 KB. The math is
+// called as the kernels call it, through RunOnBestCpuPath.
+#include <pthread.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
+#include <vector>
+
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kStackBytes = 256 * 1024;
+#else
+constexpr size_t kStackBytes = 112 * 1024;
+#endif
+
+ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                        int64_t channels) {
+  return ResizeGeometry{2, in_h, in_w, out_h, out_w, channels,
+                        /*align_corners=*/false, /*half_pixel_centers=*/true};
+}
+
+template <typename T>
+constexpr bool kIsSixteenBit =
+    std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value;
+
+// Runs `math` through each path the kernels may take, as they call it: the
+// AVX2 one (or the baseline one, on a CPU without AVX2), and for kernels with
+// a half or bfloat16 input or output the AVX-512 one where the CPU has it
+// (the kernels' ForRowRanges<kAllowAvx512>). Paths the library never takes are
+// not compiled: they would only lengthen the build.
+template <bool kSixteenBit, typename Math>
+void OnEveryPath(const Math& math) {
+  RunOnBestCpuPath</*kAllowAvx512=*/false>(math);
+  if constexpr (kSixteenBit) RunOnBestCpuPath</*kAllowAvx512=*/true>(math);
+}
+
+template <typename T, typename OutT>
+void ResizeAll(const ResizeGeometry& g) {
+  std::vector<T> images(g.batch * g.in_height * g.in_width * g.channels, T(1.0f));
+  std::vector<OutT> output(g.batch * g.out_height * g.out_width * g.channels);
+  OnEveryPath<kIsSixteenBit<T> || kIsSixteenBit<OutT>>([&] {
+    ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
+  });
+}
+
+template <typename T>
+void ResizeGradAll(const ResizeGeometry& g) {
+  std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
+  std::vector<T> images_grad(g.batch * g.in_height * g.in_width * g.channels);
+  OnEveryPath<kIsSixteenBit<T>>([&] {
+    ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
+  });
+}
+
+void* RunEverything(void*) {
+  // Row-reusing forward passes (converted images, full row buffers), a
+  // down-sampling one from converted spans (the last), and gradients with
+  // several tiles, blocks and vertical sums.
+  for (const ResizeGeometry& g :
+       {Geometry(3, 700, 9, 1500, 3), Geometry(4, 40, 9, 900, 9),
+        Geometry(2, 3000, 5, 2000, 5), Geometry(3, 2, 7, 3000, 8),
+        Geometry(9, 2600, 4, 1300, 3)}) {
+    ResizeAll<float, float>(g);
+    ResizeAll<Float16, double>(g);
+    ResizeAll<uint8_t, double>(g);
+    ResizeAll<Bfloat16, Bfloat16>(g);
+    ResizeAll<double, Float16>(g);
+    ResizeGradAll<float>(g);
+    ResizeGradAll<double>(g);
+    ResizeGradAll<Float16>(g);
+    ResizeGradAll<Bfloat16>(g);
+  }
+  return nullptr;
+}
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+int main() {
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  if (pthread_attr_setstacksize(&attributes, tensorflow_ops::bilinear::kStackBytes) != 0) {
+    std::printf("cannot set a %zu-byte stack\n", tensorflow_ops::bilinear::kStackBytes);
+    return 1;
+  }
+  pthread_t thread;
+  if (pthread_create(&thread, &attributes, tensorflow_ops::bilinear::RunEverything,
+                     nullptr) != 0) {
+    std::printf("cannot start the thread\n");
+    return 1;
+  }
+  pthread_join(thread, nullptr);
+  std::printf("PASS: every path ran on a %zu KB stack\n",
+              tensorflow_ops::bilinear::kStackBytes / 1024);
+  return 0;
+}

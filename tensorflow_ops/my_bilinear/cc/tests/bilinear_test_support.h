@@ -1,0 +1,78 @@
+// What the standalone C++ tests of the math share: geometries in every
+// attribute mode, random values, and how a test reports its result.
+//
+// TensorFlow-free and CUDA-free, so that the GPU harness (nvcc) uses it too.
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_TESTS_BILINEAR_TEST_SUPPORT_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_TESTS_BILINEAR_TEST_SUPPORT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <random>
+#include <vector>
+
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+
+// The three valid (align_corners, half_pixel_centers) pairs.
+constexpr bool kAttrModes[3][2] = {{true, false}, {false, false}, {false, true}};
+
+// Calls check(geometry) for these sizes in each attribute mode.
+template <typename Check>
+void ForEachAttrMode(int64_t batch, int64_t in_height, int64_t in_width,
+                     int64_t out_height, int64_t out_width, int64_t channels,
+                     const Check& check) {
+  for (const auto& mode : kAttrModes) {
+    check(ResizeGeometry{batch, in_height, in_width, out_height, out_width,
+                         channels, mode[0], mode[1]});
+  }
+}
+
+// Calls check(geometry) for small geometries: a batch of 2, heights 1 to 13
+// in and out, input widths 1, 4 and 7 into each of `out_widths`, each of
+// `channel_counts`, in each attribute mode. Returns how many.
+template <typename Check>
+int64_t ForEachSmallGeometry(std::initializer_list<int64_t> out_widths,
+                             std::initializer_list<int64_t> channel_counts,
+                             const Check& check) {
+  int64_t count = 0;
+  for (const int64_t in_height : {1, 2, 3, 5, 8, 13})
+    for (const int64_t out_height : {1, 2, 3, 5, 8, 13})
+      for (const int64_t in_width : {1, 4, 7})
+        for (const int64_t out_width : out_widths)
+          for (const int64_t channels : channel_counts) {
+            ForEachAttrMode(2, in_height, in_width, out_height, out_width,
+                            channels, [&](const ResizeGeometry& g) {
+                              check(g);
+                              ++count;
+                            });
+          }
+  return count;
+}
+
+// `size` values of T drawn uniformly from [low, high).
+template <typename T>
+std::vector<T> RandomValues(int64_t size, double low, double high,
+                            std::mt19937* rng) {
+  std::uniform_real_distribution<double> uniform(low, high);
+  std::vector<T> values(size);
+  for (T& v : values) v = static_cast<T>(uniform(*rng));
+  return values;
+}
+
+// A test's exit status: prints PASS, or how many checks failed.
+inline int ReportFailures(int failures) {
+  if (failures > 0) {
+    std::printf("%d failures\n", failures);
+    return 1;
+  }
+  std::printf("PASS\n");
+  return 0;
+}
+
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_TESTS_BILINEAR_TEST_SUPPORT_H_

@@ -1,0 +1,74 @@
+"""Outputs larger than the last-level cache, which the CPU kernel writes with
+streaming stores and up-sampled rows two at a time: float32 results equal
+tf.raw_ops.ResizeBilinear bit for bit, on one intra-op thread and on several.
+
+The output is sized from the cache size the loaded kernels decide with (the
+library exports it), so that the test takes the streaming path wherever it
+runs.
+"""
+
+import ctypes
+import functools
+from typing import Tuple
+
+from absl.testing import parameterized
+import numpy as np
+import tensorflow as tf
+
+from tensorflow_ops import test_util
+from tensorflow_ops.my_bilinear import ops
+from tensorflow_ops.my_bilinear.python.tests import loaded_library
+from tensorflow_ops.my_bilinear.python.tests import test_cases
+
+
+@functools.lru_cache(maxsize=None)
+def _last_level_cache_bytes() -> int:
+    """The cache size the loaded kernels decide with (their own export), read
+    once: the library decides it once per process."""
+    library = loaded_library.loaded_op_library()
+    library.TensorflowOpsMyBilinearLastLevelCacheBytes.restype = ctypes.c_int64
+    return library.TensorflowOpsMyBilinearLastLevelCacheBytes()
+
+
+def _up_sampling_case(channels: int) -> Tuple[Tuple[int, int, int, int], Tuple[int, int]]:
+    """Images whose 2x up-sampled float32 output is just past the cache size
+    (the kernel streams from 3/4 of it) and 4x the input."""
+    output_bytes = _last_level_cache_bytes() + (1 << 20)
+    pixels_per_image = 256 * 256
+    batch = -(-output_bytes // (pixels_per_image * channels * 4))
+    return (batch, 128, 128, channels), (256, 256)
+
+
+class MyBilinearLargeOutputTest(test_util.TestCase, parameterized.TestCase):
+
+    @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
+    def test_float32_equals_tensorflow_bitwise(self, align_corners,
+                                               half_pixel_centers):
+        attrs = dict(align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+        rng = np.random.default_rng(3)
+        for channels in (16, 64):
+            shape, size = _up_sampling_case(channels)
+            images = rng.standard_normal(shape, np.float32)
+            expected = tf.raw_ops.ResizeBilinear(images=images, size=size,
+                                                 **attrs).numpy()
+            self.assertGreater(expected.nbytes, _last_level_cache_bytes())
+            with self.subTest(channels=channels, threads="default"):
+                got = ops.my_bilinear(images=images, size=size, **attrs).numpy()
+                self.assertEqual(got.tobytes(), expected.tobytes())
+            with self.subTest(channels=channels, threads=1):
+                self.assertEqual(_on_one_thread(images, size, attrs).tobytes(),
+                                 expected.tobytes())
+
+
+def _on_one_thread(images: np.ndarray, size: Tuple[int, int], attrs) -> np.ndarray:
+    """MyBilinear in a session whose kernels have one intra-op thread."""
+    config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1)
+    with tf.Graph().as_default():
+        resized = ops.my_bilinear(images=images, size=size, **attrs)
+        with tf.compat.v1.Session(config=config) as session:
+            return session.run(resized)
+
+
+if __name__ == "__main__":
+    tf.test.main()
