@@ -8,8 +8,8 @@
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_dispatch.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {

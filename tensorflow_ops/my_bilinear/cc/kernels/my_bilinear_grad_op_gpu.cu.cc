@@ -1,6 +1,6 @@
 // GPU kernel of MyBilinearGrad: the same checks as the CPU kernel, then one
 // launch on TensorFlow's stream in which each thread gathers input-gradient
-// elements with the per-element math of bilinear_gpu_elements.h. No atomics:
+// elements with the per-element math of bilinear_elements.h. No atomics:
 // every element is a fixed sequence of operations, so runs repeat bit for bit.
 #if GOOGLE_CUDA
 
@@ -12,9 +12,9 @@
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/util/gpu_kernel_helper.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {

@@ -1,6 +1,6 @@
 // GPU kernel of MyBilinear: the same checks as the CPU kernel, then one launch
 // on TensorFlow's stream in which each thread computes output elements with
-// the per-element math of bilinear_gpu_elements.h.
+// the per-element math of bilinear_elements.h.
 #if GOOGLE_CUDA
 
 #include <cstdint>
@@ -12,9 +12,9 @@
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/util/gpu_kernel_helper.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {

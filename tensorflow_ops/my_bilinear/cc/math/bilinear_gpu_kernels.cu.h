@@ -1,5 +1,5 @@
 // The CUDA kernels of MyBilinear and MyBilinearGrad: a grid-stride loop around
-// the per-element functions of bilinear_gpu_elements.h.
+// the per-element functions of bilinear_elements.h.
 //
 // TensorFlow-free, so the op's GPU kernels (my_bilinear*_op_gpu.cu.cc) and the
 // standalone harness (tools/gpu_harness) launch exactly the same code. Launch

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_wide_streaming.h"
 

@@ -17,9 +17,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_prefetch.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_columns.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_rows.h"
-#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_prefetch.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"

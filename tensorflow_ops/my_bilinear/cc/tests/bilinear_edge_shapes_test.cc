@@ -19,8 +19,8 @@
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
-#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {

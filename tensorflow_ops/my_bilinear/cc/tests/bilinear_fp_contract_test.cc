@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
-#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 #ifndef __FMA__
 #error "bilinear_fp_contract_test must be compiled with -mfma"

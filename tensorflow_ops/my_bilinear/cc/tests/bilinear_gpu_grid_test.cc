@@ -1,7 +1,7 @@
 // The GPU kernels' indexing, checked on the host (no GPU, no TensorFlow).
 //
 // The CUDA kernels are a grid-stride loop around ResizeElement and
-// ResizeGradElement (bilinear_gpu_elements.h). This test walks the same loop
+// ResizeGradElement (bilinear_elements.h). This test walks the same loop
 // over every (block, thread) of the grid GridFor() gives, calls the same
 // functions, and checks that:
 //  - every output index is written exactly once;
@@ -24,8 +24,8 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
-#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {

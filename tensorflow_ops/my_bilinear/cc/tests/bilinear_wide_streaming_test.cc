@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
-#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_wide_streaming.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
