@@ -150,7 +150,7 @@ class VendorIntoTfTest(unittest.TestCase):
         with open(os.path.join(self.dest, "python", "my_bilinear_ops.py")) as handle:
             wrapper = handle.read()
         self.assertIn('resource_loader.get_path_to_datafile("../my_bilinear_op.so")', wrapper)
-        with open(os.path.join(self.dest, "cc/kernels/my_bilinear_op.h")) as handle:
+        with open(os.path.join(self.dest, "cc/kernels/my_bilinear_cpu_functors.h")) as handle:
             self.assertIn(f'#include "{DEST}/cc/math/bilinear_resize.h"', handle.read())
 
     def test_build_file_uses_only_tensorflow_macros_and_their_arguments(self):

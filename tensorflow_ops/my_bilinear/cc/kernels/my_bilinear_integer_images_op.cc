@@ -1,8 +1,8 @@
 // MyBilinear's CPU kernels of integer images, read directly (no cast pass),
 // as TensorFlow's ResizeBilinear accepts them; float images are in
-// my_bilinear_op.cc (my_bilinear_op.h says why).
+// my_bilinear_op.cc (my_bilinear_cpu_functors.h says why).
 #include "tensorflow/core/framework/register_types.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_functors.h"
 
 namespace tensorflow_ops {
 namespace {

@@ -1,12 +1,12 @@
 // MyBilinear's CPU kernels of float images (half, bfloat16, float, double),
 // and the library's CPU diagnostics; integer images are in
-// my_bilinear_integer_images_op.cc (my_bilinear_op.h says why).
+// my_bilinear_integer_images_op.cc (my_bilinear_cpu_functors.h says why).
 #include <cstdint>
 
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_functors.h"
 
 namespace tensorflow_ops {
 namespace {

@@ -1,6 +1,6 @@
-// GPU kernel of MyBilinear: the same checks as the CPU kernel, then one launch
-// on TensorFlow's stream in which each thread computes output elements with
-// the per-element math of bilinear_elements.h.
+// MyBilinear's GPU functor and kernels: after MyBilinearOp's checks (the CPU
+// kernels' own), one launch on TensorFlow's stream in which each thread
+// computes output elements with the per-element math of bilinear_elements.h.
 #if GOOGLE_CUDA
 
 #include <cstdint>
@@ -12,47 +12,42 @@
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/util/gpu_kernel_helper.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
-namespace {
 
 using ::tensorflow::DEVICE_GPU;
-using ::tensorflow::OpKernelConstruction;
 using ::tensorflow::OpKernelContext;
 using ::tensorflow::Tensor;
 using ::tensorflow::register_kernel::Name;
+using GpuDevice = Eigen::GpuDevice;
+
+namespace functor {
 
 template <typename T, typename OutT>
-class MyBilinearGpuOp : public BilinearOpKernel {
- public:
-  explicit MyBilinearGpuOp(OpKernelConstruction* context)
-      : BilinearOpKernel(context) {}
-
-  void Compute(OpKernelContext* context) override {
-    const Tensor& images = context->input(0);
-    bilinear::ResizeGeometry geometry;
-    Tensor* output = nullptr;
-    OP_REQUIRES_OK(context, ValidateAndAllocateResize(context, sizeof(OutT),
-                                                      &geometry, &output));
+struct MyBilinear<GpuDevice, T, OutT> {
+  absl::Status operator()(OpKernelContext* context,
+                          const bilinear::ResizeGeometry& geometry,
+                          const Tensor& images, Tensor* output) const {
     const int64_t count = output->NumElements();
-    if (count == 0) return;
-
     const bilinear::LaunchGrid grid = bilinear::GridFor(count);
     const absl::Status launched = tensorflow::GpuLaunchKernel(
         bilinear::ResizeKernel<T, OutT>, static_cast<int>(grid.blocks),
         static_cast<int>(grid.threads_per_block), 0,
-        context->eigen_device<Eigen::GpuDevice>().stream(), geometry,
+        context->eigen_device<GpuDevice>().stream(), geometry,
         images.flat<T>().data(), count, grid, output->flat<OutT>().data());
-    OP_REQUIRES(context, launched.ok(),
-                absl::InternalError(absl::StrCat("MyBilinear: launching the GPU "
-                                                 "kernel failed: ",
-                                                 launched.message())));
+    if (launched.ok()) return launched;
+    return absl::InternalError(absl::StrCat(
+        "MyBilinear: launching the GPU kernel failed: ", launched.message()));
   }
 };
+
+}  // namespace functor
+
+namespace {
 
 #define REGISTER_MY_BILINEAR_GPU(T, OutT)                                   \
   REGISTER_KERNEL_BUILDER(Name("MyBilinear")                                \
@@ -60,7 +55,7 @@ class MyBilinearGpuOp : public BilinearOpKernel {
                               .TypeConstraint<T>("T")                       \
                               .TypeConstraint<OutT>("out_type")             \
                               .HostMemory("size"),                          \
-                          MyBilinearGpuOp<T, OutT>);
+                          MyBilinearOp<GpuDevice, T, OutT>);
 
 // Floating images into their own type and into float (the default out_type);
 // integer images into float. Every (T, out_type) pair, as on the CPU, would
