@@ -108,14 +108,8 @@ inline int64_t LastLevelCacheBytes() {
 //   large as the input, so that writes dominate the memory traffic; or
 // - input and output together reach twice the cache, so that at most about
 //   half of the output would still be cached when the kernel returns.
-// Smaller outputs stay in the cache for the op that reads them next.
-// Measured on one thread (AMD Zen 5, 32 MiB L3): 32 MiB and 64 MiB up-sampled
-// outputs took 0.66x the time with streaming stores. With 16, 32 or 64 float
-// channels, which stream a whole vector at a time (bilinear_wide_streaming.h),
-// C++ driver, 2 threads, 2x down-sampled, the kernel and then a sum over its
-// output, streaming over cached time: 0.84x to 0.90x from 84 MB of input and
-// output together (8x256x256xC to 128x128, C = 32 or 64; 2x512x512x64 to
-// 362x362), 0.92x at 63 MB, 0.96x to 1.0x at 21 MB to 42 MB.
+// Smaller outputs stay in the cache for the op that reads them next
+// (docs/cpu_performance.md#storesforoutput).
 inline OutputStores StoresForOutput(int64_t output_bytes, int64_t input_bytes) {
   const int64_t cache_bytes = LastLevelCacheBytes();
   const bool outgrows_cache =

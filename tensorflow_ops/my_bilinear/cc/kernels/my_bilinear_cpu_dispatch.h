@@ -60,9 +60,8 @@ CpuStorageType<T>* AsStorage(T* data) {
 // Fewest values of work (computed or read) for a kernel's rows to be split
 // over threads. The calling thread starts at once and a pool thread joins when
 // it wakes (see ForRowRanges), so splitting pays from about 0.05 ms of work;
-// below that, the hand-off costs more than it saves (measured with the
-// benchmark on 2 vCPUs: 32x28x28x64 to 14x14, 0.4 million values, went from
-// 0.92x to 1.1x TensorFlow's time once split).
+// below that, the hand-off costs more than it saves
+// (docs/cpu_performance.md#kminvaluestosplit).
 constexpr int64_t kMinValuesToSplit = int64_t{1} << 18;
 
 // Chunks of rows are at least this many values of work (a few microseconds),
@@ -83,8 +82,8 @@ constexpr bool kIsSixteenBitFloat = std::is_same<T, Eigen::half>::value ||
 // kMinValuesToSplit values of work, else in chunks claimed by the calling
 // thread and up to (intra-op threads - 1) threads of TensorFlow's pool
 // (bilinear_row_chunks.h). TensorFlow's Shard makes the caller wait for the
-// pool's threads to wake and run fixed shares; on 2 vCPUs that doubled the
-// median time of some kernels.
+// pool's threads to wake and run fixed shares, which slowed some kernels
+// (docs/cpu_performance.md#forrowranges).
 template <bool kAllowAvx512 = false, typename Work>
 void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
                   int64_t work_values, const Work& work, bool avx512_pays = true) {

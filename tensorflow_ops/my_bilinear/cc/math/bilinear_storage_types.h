@@ -105,8 +105,8 @@ void ConvertValues(const From* __restrict__ from, int64_t count,
 
 // out[i] = To(top[i] + (bottom[i] - top[i]) * lerp) for `count` values: the
 // row-reusing path's vertical blend into a 16-bit type, converted as it is
-// stored (one pass; through a float buffer, the half forward took 1.3x as
-// long on one thread).
+// stored, in one pass rather than through a float buffer
+// (docs/cpu_performance.md#blendandconvert).
 template <typename To>
 void BlendAndConvert(const float* __restrict__ top, const float* __restrict__ bottom,
                      float lerp, int64_t count, To* __restrict__ out) {

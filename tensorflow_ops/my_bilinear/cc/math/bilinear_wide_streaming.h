@@ -3,13 +3,10 @@
 // TensorFlow-free. ResizeRowGroup with kStream gathers each pixel's values on
 // the stack and streams them 16 bytes at a time, so that it compiles for any
 // x86-64 CPU. For pixels of many channels those extra stores and loads cost
-// more than the arithmetic: 2x512x512x64 float images up-sampled to 1024x1024
-// took 1.2x the time of `tf.fill` of the output. Here the same expressions
-// run on 8 floats (AVX2) or 16 (AVX-512) at a time, from functions compiled
-// for those instruction sets, and each vector is streamed as soon as it is
-// computed: in a C++ driver on 2 threads (AMD Zen 5), 10.0 ms went to 9.3 ms
-// with AVX2 and to 8.5 ms with AVX-512, against 8.7 ms for a plain fill.
-// Same expressions, so the same bits (NaNs aside, as on every path; see
+// more than the arithmetic. Here the same expressions run on 8 floats (AVX2)
+// or 16 (AVX-512) at a time, from functions compiled for those instruction
+// sets, and each vector is streamed as soon as it is computed
+// (docs/cpu_performance.md#widestreaminglanes). Same expressions, so the same bits (NaNs aside, as on every path; see
 // bilinear_cpu_features.h): target("avx512f") enables FMA, and the build
 // macros' -ffp-contract=off keeps GCC from fusing the products.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_WIDE_STREAMING_H_
