@@ -1,0 +1,111 @@
+"""The op folders' layers include each other in one direction only.
+
+MyBilinear's C++ is layered by folder (tensorflow_ops/my_bilinear/README.md
+says why):
+
+    cc/kernels  TensorFlow-bound OpKernels and XLA kernels
+    cc/math     TensorFlow-free math, every device
+    cc/cpu      TensorFlow-free CPU machinery
+
+Each layer includes only the layers below it, the TensorFlow-free ones include
+nothing of TensorFlow, Abseil, XLA or Eigen, and no product file (C++ or
+Python) includes or imports a test. Bazel does not check this by itself: a
+header sees every header of its target's dependencies, so a stray include
+would build. This test reads the sources as they are on disk.
+"""
+
+import os
+import re
+import unittest
+from typing import Dict, List, Tuple
+
+_OP = "tensorflow_ops/my_bilinear"
+# Folder -> the folders of this op (and outside libraries) it may not include.
+_FORBIDDEN: Dict[str, Tuple[str, ...]] = {
+    "cc/cpu": ("cc/math/", "cc/kernels/", "cc/ops/", "cc/tests/",
+               "tensorflow/", "absl/", "xla/", "Eigen/", "unsupported/Eigen"),
+    "cc/math": ("cc/kernels/", "cc/ops/", "cc/tests/",
+                "tensorflow/", "absl/", "xla/", "Eigen/", "unsupported/Eigen"),
+    "cc/kernels": ("cc/tests/",),
+    "cc/ops": ("cc/tests/", "cc/math/", "cc/cpu/"),
+}
+_INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', re.MULTILINE)
+_PY_IMPORT = re.compile(r"^\s*(?:from|import)\s+([\w.]+)", re.MULTILINE)
+
+
+def repository_root() -> str:
+    """The source tree: this file is tests/layering_test.py in it (under Bazel,
+    its runfile is a link to that file)."""
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def include_violations(folder: str, source: str, name: str) -> List[str]:
+    """The includes of `source` (the text of file `name` in `folder`, a key of
+    _FORBIDDEN) that reach a layer it may not include."""
+    found = []
+    for include in _INCLUDE.findall(source):
+        local = include[len(_OP) + 1:] if include.startswith(_OP + "/") else include
+        if include.startswith("tensorflow_ops/") and not include.startswith(_OP + "/"):
+            found.append(f"{name} includes another op's {include}")
+            continue
+        for prefix in _FORBIDDEN[folder]:
+            if local.startswith(prefix):
+                found.append(f"{name} ({folder}) includes {include}")
+    return found
+
+
+def import_violations(source: str, name: str) -> List[str]:
+    """The imports of Python product file `name` that reach a test module."""
+    return [f"{name} imports {module}" for module in _PY_IMPORT.findall(source)
+            if ".tests" in module or module.endswith("_test")]
+
+
+class LayeringTest(unittest.TestCase):
+    """Every source of MyBilinear keeps to its layer."""
+
+    def setUp(self) -> None:
+        self.root = os.path.join(repository_root(), _OP)
+        self.assertTrue(os.path.isdir(os.path.join(self.root, "cc", "math")), self.root)
+
+    def _files(self, folder: str, endings: Tuple[str, ...]) -> List[str]:
+        path = os.path.join(self.root, folder)
+        return sorted(os.path.join(folder, name) for name in os.listdir(path)
+                      if name.endswith(endings))
+
+    def test_cpp_layers_include_downwards_only(self) -> None:
+        violations = []
+        checked = 0
+        for folder in _FORBIDDEN:
+            for name in self._files(folder, (".h", ".cc")):
+                with open(os.path.join(self.root, name)) as handle:
+                    violations += include_violations(folder, handle.read(), name)
+                checked += 1
+        self.assertGreater(checked, 20)
+        self.assertEqual(violations, [])
+
+    def test_python_product_code_imports_no_test(self) -> None:
+        violations = []
+        for name in self._files("python", (".py",)):
+            with open(os.path.join(self.root, name)) as handle:
+                violations += import_violations(handle.read(), name)
+        self.assertEqual(violations, [])
+
+    def test_a_stray_include_or_import_is_reported(self) -> None:
+        # The checks can fail: upward includes, TensorFlow in the math, and a
+        # product module importing a test are each caught.
+        self.assertEqual(
+            include_violations("cc/cpu", '#include "tensorflow_ops/my_bilinear/cc/math/'
+                               'bilinear_weights.h"\n', "x.h"),
+            ["x.h (cc/cpu) includes tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"])
+        self.assertEqual(len(include_violations(
+            "cc/math", '#include "tensorflow/core/framework/tensor.h"\n', "y.h")), 1)
+        self.assertEqual(include_violations(
+            "cc/math", '#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_prefetch.h"\n'
+            "#include <cstdint>\n", "z.h"), [])
+        self.assertEqual(import_violations(
+            "from tensorflow_ops.my_bilinear.python.tests import test_cases\n", "w.py"),
+            ["w.py imports tensorflow_ops.my_bilinear.python.tests"])
+
+
+if __name__ == "__main__":
+    unittest.main()
