@@ -1,6 +1,5 @@
 // What the standalone C++ tests of the math share: geometries in every
-// attribute mode, random values, a geometry's description for messages, and
-// (until every test uses bilinear_test_main.h) how a test reports its result.
+// attribute mode, random values, and a geometry's description for messages.
 //
 // TensorFlow-free, CUDA-free and header-only, so that the GPU harness (nvcc)
 // and the libFuzzer target (clang, no main of ours) use it too; how a test
@@ -64,16 +63,6 @@ std::vector<T> RandomValues(int64_t size, double low, double high,
   std::vector<T> values(size);
   for (T& v : values) v = static_cast<T>(uniform(*rng));
   return values;
-}
-
-// A test's exit status: prints PASS, or how many checks failed.
-inline int ReportFailures(int failures) {
-  if (failures > 0) {
-    std::printf("%d failures\n", failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
 }
 
 // "in HxW out HxW c=C b=B ac=0|1 hp=0|1": the geometry a message is about.
