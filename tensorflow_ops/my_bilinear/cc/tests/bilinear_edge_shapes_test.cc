@@ -20,22 +20,12 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 namespace {
-
-int failures = 0;
-
-void Fail(const ResizeGeometry& g, const char* what, double detail) {
-  ++failures;
-  std::printf("FAIL %s (%g): in %lldx%lld out %lldx%lld c=%lld b=%lld ac=%d hp=%d\n",
-              what, detail, static_cast<long long>(g.in_height),
-              static_cast<long long>(g.in_width), static_cast<long long>(g.out_height),
-              static_cast<long long>(g.out_width), static_cast<long long>(g.channels),
-              static_cast<long long>(g.batch), g.align_corners, g.half_pixel_centers);
-}
 
 // A heap array of exactly `size` elements: one past its end is outside any
 // allocation, which AddressSanitizer reports.
@@ -68,7 +58,7 @@ void CheckForward(const ResizeGeometry& g) {
   for (int64_t i = 0; i < out_size; ++i) {
     const double value = static_cast<double>(output[i]);
     if (!(value >= low - slack && value <= high + slack)) {
-      return Fail(g, "output outside the input's range", value);
+      return Fail("output outside the input's range (%g): %s", value, Describe(g).c_str());
     }
   }
 }
@@ -91,9 +81,8 @@ void CheckGradient(const ResizeGeometry& g) {
   double sum = 0;
   for (int64_t i = 0; i < in_size; ++i) sum += static_cast<double>(images_grad[i]);
   const double tolerance = (std::is_same<T, double>::value ? 1e-12 : 1e-5) * (1 + magnitude);
-  if (!(std::fabs(sum - total) <= tolerance)) {
-    Fail(g, "gradient does not conserve the sum", sum - total);
-  }
+  Expect(std::fabs(sum - total) <= tolerance, "gradient does not conserve the sum (%g): %s",
+         sum - total, Describe(g).c_str());
 }
 
 void CheckShape(int64_t batch, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
@@ -112,7 +101,7 @@ void CheckShape(int64_t batch, int64_t in_h, int64_t in_w, int64_t out_h, int64_
 // An empty batch may come with no buffers at all (TensorFlow's empty tensors
 // can have none): every kernel, the identity's copy included, must then touch
 // nothing, nor hand a null pointer to memcpy (UBSan's nonnull check).
-void CheckEmptyBatchWithoutBuffers() {
+BILINEAR_TEST(EmptyBatchWithoutBuffers) {
   for (const bool identity : {true, false}) {
     ForEachAttrMode(0, 4, 5, identity ? 4 : 7, identity ? 5 : 3, 3,
                     [](const ResizeGeometry& g) {
@@ -128,8 +117,8 @@ void CheckEmptyBatchWithoutBuffers() {
   }
 }
 
-void CheckAll() {
-  CheckEmptyBatchWithoutBuffers();
+// Sizes of 1 on every axis, and 1000 down to 1, in each channel count.
+BILINEAR_TEST(SmallShapes) {
   for (const int64_t channels : {1, 3, 4, 17}) {
     CheckShape(2, 1, 1, 1, 1, channels);        // 1x1 to 1x1 (identity)
     CheckShape(1, 1, 1, 5, 7, channels);        // 1x1 input
@@ -140,8 +129,11 @@ void CheckAll() {
     CheckShape(1, 3, 1000, 3, 1, channels);     // 1000 columns down to 1
     CheckShape(0, 4, 4, 9, 9, channels);        // empty batch
   }
-  // Extreme scales: 2^17 with one channel, 2^12 with 17 (the same code paths
-  // at a seventeenth of the cost, which matters under the sanitizers).
+}
+
+// Extreme scales: 2^17 with one channel, 2^12 with 17 (the same code paths
+// at a seventeenth of the cost, which matters under the sanitizers).
+BILINEAR_TEST(ExtremeScales) {
   for (const int64_t channels : {1, 17}) {
     const int64_t n = channels == 1 ? int64_t{1} << 17 : int64_t{1} << 12;
     CheckShape(1, 1, 2, 1, n, channels);   // 2^16 times wider
@@ -155,8 +147,3 @@ void CheckAll() {
 }  // namespace
 }  // namespace bilinear
 }  // namespace tensorflow_ops
-
-int main() {
-  tensorflow_ops::bilinear::CheckAll();
-  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
-}

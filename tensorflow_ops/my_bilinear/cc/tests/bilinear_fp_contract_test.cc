@@ -15,6 +15,7 @@
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 #ifndef __FMA__
@@ -78,10 +79,11 @@ std::vector<float> ReferenceResize(const ResizeGeometry& g,
   return out;
 }
 
-int Run() {
+// A CPU without FMA cannot run the check, which fails then: passing would
+// claim an exactness nothing checked.
+BILINEAR_TEST(BitwiseEqualWithFma) {
   if (!__builtin_cpu_supports("fma")) {
-    std::printf("FAIL: this CPU has no FMA instructions, so the check cannot run\n");
-    return 1;
+    CannotRun("this CPU has no FMA instructions");
   }
   std::mt19937 rng(20261130);
   std::uniform_real_distribution<float> uniform(-1, 1);
@@ -101,19 +103,13 @@ int Run() {
         if (std::memcmp(resized.data(), expected.data(),
                         expected.size() * sizeof(float)) != 0) {
           ++differing;
-          std::printf("FAIL: in %lldx%lld out %lldx%lld c=%lld ac=%d hp=%d differs\n",
-                      (long long)s[0], (long long)s[1], (long long)s[2],
-                      (long long)s[3], (long long)channels, g.align_corners,
-                      g.half_pixel_centers);
+          Fail("%s differs", Describe(g).c_str());
         }
       });
     }
   std::printf("%d of %d geometries differ from the reference\n", differing, geometries);
-  return differing == 0 ? 0 : 1;
 }
 
 }  // namespace
 }  // namespace bilinear
 }  // namespace tensorflow_ops
-
-int main() { return tensorflow_ops::bilinear::Run(); }

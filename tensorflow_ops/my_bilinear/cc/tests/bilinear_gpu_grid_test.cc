@@ -25,6 +25,7 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
@@ -32,18 +33,6 @@ namespace bilinear {
 namespace {
 
 constexpr int64_t kGuard = 16;  // NaN elements on each side of an input
-
-int failures = 0;
-
-void Fail(const ResizeGeometry& g, const char* what, int64_t index) {
-  if (++failures <= 20) {
-    std::printf("FAIL %s at index %lld: in %lldx%lld out %lldx%lld c=%lld ac=%d hp=%d\n",
-                what, static_cast<long long>(index), static_cast<long long>(g.in_height),
-                static_cast<long long>(g.in_width), static_cast<long long>(g.out_height),
-                static_cast<long long>(g.out_width), static_cast<long long>(g.channels),
-                g.align_corners, g.half_pixel_centers);
-  }
-}
 
 // What the kernel does: each thread of each block walks its indices, and
 // `element(i)` is stored at i. Returns how often each index was written.
@@ -66,8 +55,11 @@ template <typename T>
 void CompareBits(const ResizeGeometry& g, const char* what, const std::vector<T>& got,
                  const std::vector<T>& want, const std::vector<int>& writes) {
   for (size_t i = 0; i < want.size(); ++i) {
-    if (writes[i] != 1) return Fail(g, "index not written exactly once", i);
-    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) return Fail(g, what, i);
+    const bool once = writes[i] == 1;
+    if (!once || std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
+      return Fail("%s at index %zu: %s", once ? what : "index not written exactly once", i,
+                  Describe(g).c_str());
+    }
   }
 }
 
@@ -167,7 +159,7 @@ void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
 // value where a block's pixels overflow the buffer), several gradient tiles of
 // input columns, tiles narrowed to fit their output columns, several column
 // blocks per input pixel, and channels past a buffer.
-void CheckWideRows() {
+BILINEAR_TEST(WideRows) {
   std::mt19937 rng(20261201);
   const int64_t shapes[][5] = {
       // in_h, in_w, out_h, out_w, channels
@@ -191,8 +183,7 @@ void CheckWideRows() {
 
 // The grid stays within CUDA's limits (an int of blocks) for any element
 // count, and gives every element a thread of its own up to kMaxBlocks blocks.
-void CheckGridLimits() {
-  ResizeGeometry g;
+BILINEAR_TEST(GridLimits) {
   for (const int64_t count : {int64_t{1}, int64_t{255}, int64_t{256}, int64_t{257},
                               kMaxBlocks * kThreadsPerBlock + 1, int64_t{1} << 31,
                               (int64_t{1} << 40) + 3}) {
@@ -201,26 +192,22 @@ void CheckGridLimits() {
                       grid.threads_per_block == kThreadsPerBlock;
     const bool one_each = count > kMaxBlocks * kThreadsPerBlock ||
                           (Stride(grid) >= count && Stride(grid) - count < kThreadsPerBlock);
-    if (!fits || !one_each) Fail(g, "launch grid", count);
+    Expect(fits && one_each, "launch grid for %lld elements: %lld blocks of %lld threads",
+           static_cast<long long>(count), static_cast<long long>(grid.blocks),
+           static_cast<long long>(grid.threads_per_block));
   }
 }
 
-void CheckAll() {
+// Both grids over the CPU math test's matrix of small geometries.
+BILINEAR_TEST(SmallGeometries) {
   std::mt19937 rng(20261130);
   const int64_t geometries = ForEachSmallGeometry(
       {1, 4, 10}, {1, 3, 4, 17},
       [&](const ResizeGeometry& g) { CheckGeometry(g, &rng); });
   std::printf("checked %lld geometries on two launch grids each\n",
               static_cast<long long>(geometries));
-  CheckWideRows();
-  CheckGridLimits();
 }
 
 }  // namespace
 }  // namespace bilinear
 }  // namespace tensorflow_ops
-
-int main() {
-  tensorflow_ops::bilinear::CheckAll();
-  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
-}

@@ -15,9 +15,12 @@
 // Build and run (needs Debian's clang package):
 //   tools/fuzz_bilinear_math.sh -max_total_time=3600
 // which runs clang++ -fsanitize=fuzzer,address,undefined on this file.
-// Built with -DBILINEAR_FUZZ_STANDALONE (as :bilinear_math_fuzz_test), it has
-// a main() that runs a fixed set of pseudo-random inputs through the same
-// checks, so `bazel test` and the sanitizer configs exercise it without clang.
+// Built with -DBILINEAR_FUZZ_STANDALONE (as :bilinear_math_fuzz_test), it is a
+// test case (bilinear_test_main.h) that runs a fixed set of pseudo-random
+// inputs through the same checks, so `bazel test` and the sanitizer configs
+// exercise it without clang. Either way a failed check aborts, as libFuzzer
+// needs; the libFuzzer build uses only header-only helpers, since libFuzzer
+// brings its own main().
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,6 +34,11 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+
+#ifdef BILINEAR_FUZZ_STANDALONE
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
+#endif
 
 namespace tensorflow_ops {
 namespace bilinear {
@@ -63,11 +71,7 @@ class ByteReader {
 };
 
 [[noreturn]] void Abort(const ResizeGeometry& g, const char* what) {
-  std::fprintf(stderr, "%s: in %lldx%lld out %lldx%lld c=%lld b=%lld ac=%d hp=%d\n",
-               what, static_cast<long long>(g.in_height),
-               static_cast<long long>(g.in_width), static_cast<long long>(g.out_height),
-               static_cast<long long>(g.out_width), static_cast<long long>(g.channels),
-               static_cast<long long>(g.batch), g.align_corners, g.half_pixel_centers);
+  std::fprintf(stderr, "%s: %s\n", what, Describe(g).c_str());
   std::abort();
 }
 
@@ -230,7 +234,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 #ifdef BILINEAR_FUZZ_STANDALONE
 // A fixed set of pseudo-random inputs (a linear congruential generator, so the
 // same everywhere), for builds without libFuzzer.
-int main() {
+BILINEAR_TEST(FixedInputs) {
   constexpr int kInputs = 3000;
   uint64_t state = 20261130;
   std::vector<uint8_t> input;
@@ -242,7 +246,6 @@ int main() {
     }
     LLVMFuzzerTestOneInput(input.data(), input.size());
   }
-  std::printf("PASS: %d inputs\n", kInputs);
-  return 0;
+  std::printf("checked %d inputs\n", kInputs);
 }
 #endif

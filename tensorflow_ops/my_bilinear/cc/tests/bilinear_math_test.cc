@@ -24,6 +24,7 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
@@ -31,20 +32,6 @@ namespace bilinear {
 namespace {
 
 constexpr int64_t kGuard = 64;  // elements of guard on each side of a buffer
-
-int failures = 0;
-
-void Fail(const ResizeGeometry& g, const char* what, double detail) {
-  if (++failures <= 20) {
-    std::printf("FAIL %s (%g): in %lldx%lld out %lldx%lld c=%lld b=%lld ac=%d hp=%d\n",
-                what, detail, static_cast<long long>(g.in_height),
-                static_cast<long long>(g.in_width),
-                static_cast<long long>(g.out_height),
-                static_cast<long long>(g.out_width),
-                static_cast<long long>(g.channels), static_cast<long long>(g.batch),
-                g.align_corners, g.half_pixel_centers);
-  }
-}
 
 // A buffer of `size` elements with `kGuard` elements of `guard` on each side.
 template <typename T>
@@ -122,7 +109,7 @@ std::vector<T> RunGuarded(const ResizeGeometry& g, const char* name,
   } else {
     rows_fn(guarded_input.begin(), 0, rows, output.begin());
   }
-  if (!output.GuardsIntact()) Fail(g, name, 0);
+  if (!output.GuardsIntact()) Fail("%s: %s", name, Describe(g).c_str());
   return std::vector<T>(output.begin(), output.begin() + output.size());
 }
 
@@ -168,12 +155,15 @@ void CheckGeometry(const ResizeGeometry& g, double tolerance, std::mt19937* rng)
   const std::vector<T> resized = RunResize(g, x, false);
   const std::vector<double> x64(x.begin(), x.end());
   const double forward_error = MaxAbsDiff(resized, NaiveResize(g, x64));
-  if (!(forward_error <= tolerance)) Fail(g, "resize vs naive", forward_error);
-  if (RunResize(g, x, true) != resized) Fail(g, "resize depends on the row split", 0);
+  Expect(forward_error <= tolerance, "resize vs naive (%g): %s", forward_error,
+         Describe(g).c_str());
+  if (RunResize(g, x, true) != resized) {
+    Fail("resize depends on the row split: %s", Describe(g).c_str());
+  }
 
   const std::vector<T> images_grad = RunResizeGrad(g, grads, false);
   if (RunResizeGrad(g, grads, true) != images_grad) {
-    Fail(g, "gradient depends on the row split", 0);
+    Fail("gradient depends on the row split: %s", Describe(g).c_str());
   }
   // Adjoint identity, and a naive scatter reference.
   const std::vector<double> grads64(grads.begin(), grads.end());
@@ -182,9 +172,8 @@ void CheckGeometry(const ResizeGeometry& g, double tolerance, std::mt19937* rng)
   for (size_t i = 0; i < resized64.size(); ++i) lhs += resized64[i] * grads64[i];
   for (size_t i = 0; i < x64.size(); ++i) rhs += x64[i] * double(images_grad[i]);
   const double scale = 1.0 + double(grads.size());
-  if (!(std::fabs(lhs - rhs) <= tolerance * scale)) {
-    Fail(g, "gradient is not the adjoint", lhs - rhs);
-  }
+  Expect(std::fabs(lhs - rhs) <= tolerance * scale, "gradient is not the adjoint (%g): %s",
+         lhs - rhs, Describe(g).c_str());
   std::vector<double> naive_grad(x.size(), 0.0);
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t y = 0; y < g.out_height; ++y)
@@ -208,13 +197,25 @@ void CheckGeometry(const ResizeGeometry& g, double tolerance, std::mt19937* rng)
   const double grad_error = MaxAbsDiff(images_grad, naive_grad);
   const double grad_tolerance = tolerance * (2.0 + 2.0 * g.out_height * g.out_width /
                                                        double(g.in_height * g.in_width));
-  if (!(grad_error <= grad_tolerance)) Fail(g, "gradient vs naive", grad_error);
+  Expect(grad_error <= grad_tolerance, "gradient vs naive (%g): %s", grad_error,
+         Describe(g).c_str());
 }
 
+// The checks above over every small geometry, in double and float.
+BILINEAR_TEST(SmallGeometries) {
+  std::mt19937 rng(20261129);
+  const int64_t geometries = ForEachSmallGeometry(
+      {1, 3, 10}, {1, 2, 3, 4, 5}, [&](const ResizeGeometry& g) {
+        CheckGeometry<double>(g, 1e-12, &rng);
+        CheckGeometry<float>(g, 2e-5, &rng);
+      });
+  std::printf("checked %lld geometries in float and double\n",
+              static_cast<long long>(geometries));
+}
 
 // Equal sizes copy: Inf, -0 and denormals survive, forward and gradient, in
 // every attr mode (interpolating with weight 0 would give NaN, +0 and 0).
-void CheckIdentityIsExact() {
+BILINEAR_TEST(IdentityIsExact) {
   const float denormal = std::numeric_limits<float>::denorm_min();
   const std::vector<float> values = {INFINITY, -0.0f, denormal, 1.0f,
                                      -INFINITY, 3.5f};
@@ -223,8 +224,8 @@ void CheckIdentityIsExact() {
       const std::vector<float> result = gradient ? RunResizeGrad(g, values, false)
                                                  : RunResize(g, values, false);
       if (std::memcmp(result.data(), values.data(), values.size() * sizeof(float))) {
-        Fail(g, gradient ? "identity gradient is not a copy" : "identity is not a copy",
-             0);
+        Fail("%s is not a copy: %s", gradient ? "identity gradient" : "identity",
+             Describe(g).c_str());
       }
     }
   });
@@ -292,7 +293,8 @@ void CheckConvertedImagesOf(const char* type_name, std::mt19937* rng) {
       ResizeRows(g, images.data(), 0, split, result.data());
       ResizeRows(g, images.data(), split, rows, result.data());
       if (std::memcmp(result.data(), expected.data(), out_size * sizeof(OutT)) != 0) {
-        Fail(g, type_name, static_cast<double>(split));
+        Fail("%s images differ from float's, rows split at %lld: %s", type_name,
+             static_cast<long long>(split), Describe(g).c_str());
       }
       ++geometries;
     });
@@ -301,7 +303,7 @@ void CheckConvertedImagesOf(const char* type_name, std::mt19937* rng) {
               static_cast<long long>(geometries), type_name);
 }
 
-void CheckConvertedImages() {
+BILINEAR_TEST(ConvertedImages) {
   std::mt19937 rng(7);
   CheckConvertedImagesOf<Float16, Float16>("half", &rng);
   CheckConvertedImagesOf<Bfloat16, Bfloat16>("bfloat16", &rng);
@@ -315,7 +317,7 @@ void CheckConvertedImages() {
 }
 
 // Geometries past one block of columns and one tile of channels.
-void CheckLargeTiles() {
+BILINEAR_TEST(LargeTiles) {
   std::mt19937 rng(11);
   const int64_t shapes[][5] = {
       // in_h, in_w, out_h, out_w, channels
@@ -358,7 +360,8 @@ void CheckOneRowRangesWriteOnlyTheirRow(const ResizeGeometry& g,
   for (int64_t row = 0; row < rows; ++row) {
     ResizeRows(g, x.data(), row, row + 1, out, stores);
     if (!untouched(row - 1) || !untouched(row + 1)) {
-      Fail(g, "a one-row range wrote a neighbouring row", double(row));
+      Fail("a one-row range (row %lld) wrote a neighbouring row: %s",
+           static_cast<long long>(row), Describe(g).c_str());
     }
     std::fill(out + row * row_size, out + (row + 1) * row_size, -7.0f);
   }
@@ -369,7 +372,7 @@ void CheckOneRowRangesWriteOnlyTheirRow(const ResizeGeometry& g,
 // and the output is 16-byte aligned (4 and 8 channels too, when the height is
 // not up-sampled). Every way gives the bits of one row at a time through the
 // cache (RunResize's row-by-row run makes no pairs).
-void CheckRowPairsAndStreamingStores() {
+BILINEAR_TEST(RowPairsAndStreamingStores) {
   std::mt19937 rng(5);
   const int64_t geometries = ForEachSmallGeometry(
       {3, 10}, {4, 8, 12, 16, 32, 64}, [&](const ResizeGeometry& g) {
@@ -385,16 +388,16 @@ void CheckRowPairsAndStreamingStores() {
               [&](const float* in, int64_t begin, int64_t end, float* out) {
                 ResizeRows(g, in, begin, end, out, OutputStores::kStreaming);
               });
-          if (streamed != one_row_at_a_time) Fail(g, "streaming stores differ", reversed);
+          Expect(streamed == one_row_at_a_time, "streaming stores differ (reversed %d): %s",
+                 reversed, Describe(g).c_str());
         }
         // An output that is not 16-byte aligned takes the cache.
         std::vector<float> unaligned(size + 4);
         float* out = unaligned.data() + 1;
         if (reinterpret_cast<uintptr_t>(out) % 16 == 0) ++out;
         ResizeRows(g, x.data(), 0, rows, out, OutputStores::kStreaming);
-        if (!std::equal(out, out + size, one_row_at_a_time.begin())) {
-          Fail(g, "unaligned streaming output differs", 0);
-        }
+        Expect(std::equal(out, out + size, one_row_at_a_time.begin()),
+               "unaligned streaming output differs: %s", Describe(g).c_str());
         for (const OutputStores stores :
              {OutputStores::kCached, OutputStores::kStreaming}) {
           CheckOneRowRangesWriteOnlyTheirRow(g, x, stores);
@@ -408,7 +411,7 @@ void CheckRowPairsAndStreamingStores() {
 // (ForwardGainsFromAvx512 says why): unrolled channel loops always; other
 // counts by image type, channel count, whether the height is up-sampled, and
 // for other images, the path.
-void CheckForwardAvx512Rule() {
+BILINEAR_TEST(ForwardAvx512Rule) {
   const std::vector<int64_t> unrolled = {1, 3, 4, 8, 16, 32, 64};
   // Counts read at run time, by what was measured for each.
   const std::vector<int64_t> half_wins = {9, 10, 11, 17, 18, 40, 48, 96};
@@ -444,11 +447,8 @@ void CheckForwardAvx512Rule() {
                 (!up_sampled && (channels == 9 || channels == 10 || channels >= 16) &&
                  !bfloat16);
       }
-      if (wrong) {
-        ++failures;
-        std::printf("FAIL ForwardGainsFromAvx512, %lld channels, up-sampled %d\n",
-                    static_cast<long long>(channels), up_sampled);
-      }
+      Expect(!wrong, "ForwardGainsFromAvx512, %lld channels, up-sampled %d",
+             static_cast<long long>(channels), up_sampled);
     }
   }
 }
@@ -462,17 +462,15 @@ void CheckDirectPathRuleFor(const char* name, bool up_sampled,
                             const std::vector<int64_t>& buffered_faster) {
   for (const auto* counts : {&direct_faster, &buffered_faster}) {
     for (const int64_t channels : *counts) {
-      if (DirectPathConvertsFaster<T, OutT>(channels, up_sampled) !=
-          (counts == &direct_faster)) {
-        ++failures;
-        std::printf("FAIL DirectPathConvertsFaster, %s, %lld channels, up-sampled %d\n",
-                    name, static_cast<long long>(channels), up_sampled);
-      }
+      Expect(DirectPathConvertsFaster<T, OutT>(channels, up_sampled) ==
+                 (counts == &direct_faster),
+             "DirectPathConvertsFaster, %s, %lld channels, up-sampled %d", name,
+             static_cast<long long>(channels), up_sampled);
     }
   }
 }
 
-void CheckDirectPathRule() {
+BILINEAR_TEST(DirectPathRule) {
   CheckDirectPathRuleFor<float, Float16>("float into half", false, {64},
                                          {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 24, 48});
   CheckDirectPathRuleFor<float, Float16>("float into half", true, {},
@@ -497,28 +495,6 @@ void CheckDirectPathRule() {
   }
 }
 
-void CheckAll() {
-  std::mt19937 rng(20261129);
-  const int64_t geometries = ForEachSmallGeometry(
-      {1, 3, 10}, {1, 2, 3, 4, 5}, [&](const ResizeGeometry& g) {
-        CheckGeometry<double>(g, 1e-12, &rng);
-        CheckGeometry<float>(g, 2e-5, &rng);
-      });
-  std::printf("checked %lld geometries in float and double\n",
-              static_cast<long long>(geometries));
-  CheckIdentityIsExact();
-  CheckConvertedImages();
-  CheckLargeTiles();
-  CheckRowPairsAndStreamingStores();
-  CheckForwardAvx512Rule();
-  CheckDirectPathRule();
-}
-
 }  // namespace
 }  // namespace bilinear
 }  // namespace tensorflow_ops
-
-int main() {
-  tensorflow_ops::bilinear::CheckAll();
-  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
-}

@@ -14,22 +14,11 @@
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_row_chunks.h"
-#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 namespace {
-
-int failures = 0;
-
-void Expect(bool condition, const char* what, int64_t rows, int64_t chunks,
-            int helpers) {
-  if (condition) return;
-  ++failures;
-  std::printf("FAIL: %s (rows %lld, chunks %lld, helpers %d)\n", what,
-              static_cast<long long>(rows), static_cast<long long>(chunks),
-              helpers);
-}
 
 // How the helpers' closures are run.
 enum class Start { kAtOnce, kAfterReturn, kInline, kThrowsAfterOne };
@@ -87,18 +76,19 @@ void CheckRows(int64_t rows, int64_t chunks, int helpers, Start start,
     threw = true;
   }
   returned = true;
+  auto expect = [&](bool condition, const char* what) {
+    Expect(condition, "%s (rows %lld, chunks %lld, helpers %d)", what,
+           static_cast<long long>(rows), static_cast<long long>(chunks), helpers);
+  };
   const bool expect_throw = start == Start::kThrowsAfterOne &&
                             std::min<int64_t>(helpers, std::min(chunks, rows) - 1) > 1;
-  Expect(threw == expect_throw, "the scheduler's exception not passed on", rows,
-         chunks, helpers);
+  expect(threw == expect_throw, "the scheduler's exception not passed on");
   bool each_once = true;
   for (const auto& count : runs) each_once = each_once && count == 1;
-  Expect(each_once, "a row not run exactly once before the call returned",
-         rows, chunks, helpers);
+  expect(each_once, "a row not run exactly once before the call returned");
   for (auto& closure : pending) threads.emplace_back(std::move(closure));
   for (auto& thread : threads) thread.join();
-  Expect(calls_after_return == 0, "work called after the call returned", rows,
-         chunks, helpers);
+  expect(calls_after_return == 0, "work called after the call returned");
 }
 
 // ChunkBegin spreads the rows evenly, in order, from 0 to `rows`, without
@@ -112,17 +102,13 @@ void CheckChunkBounds(int64_t rows, int64_t chunks) {
     const int64_t size = counters.ChunkBegin(chunk + 1) - counters.ChunkBegin(chunk);
     ordered = ordered && (size == smallest || size == smallest + 1);
   }
-  Expect(ordered, "chunk bounds not even and in order", rows, chunks, 0);
+  Expect(ordered, "chunk bounds not even and in order (rows %lld, chunks %lld)",
+         static_cast<long long>(rows), static_cast<long long>(chunks));
 }
 
-}  // namespace
-}  // namespace bilinear
-}  // namespace tensorflow_ops
-
-int main() {
-  using tensorflow_ops::bilinear::CheckChunkBounds;
-  using tensorflow_ops::bilinear::CheckRows;
-  using tensorflow_ops::bilinear::Start;
+// Every way of starting helpers, over row and chunk counts around the edges
+// (one row, more chunks than rows), and with a helper slower than the caller.
+BILINEAR_TEST(EveryRowRunOnce) {
   for (Start start : {Start::kAtOnce, Start::kAfterReturn, Start::kInline,
                       Start::kThrowsAfterOne}) {
     for (int64_t rows : {1, 2, 3, 17, 1000}) {
@@ -134,11 +120,17 @@ int main() {
     }
     CheckRows(40, 8, 2, start, /*slow=*/true);
   }
+}
+
+BILINEAR_TEST(ChunkBounds) {
   const int64_t max = std::numeric_limits<int64_t>::max();
   for (int64_t rows : {int64_t{1}, int64_t{7}, int64_t{1000}, max - 1, max}) {
     for (int64_t chunks : {int64_t{1}, int64_t{3}, int64_t{64}}) {
       if (chunks <= rows) CheckChunkBounds(rows, chunks);
     }
   }
-  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
 }
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops

@@ -22,6 +22,7 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
@@ -93,25 +94,23 @@ void* RunEverything(void*) {
   return nullptr;
 }
 
+// A stack that cannot be had is a failure, not a skip: the test would check
+// nothing.
+BILINEAR_TEST(EveryPathOnASmallStack) {
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  if (pthread_attr_setstacksize(&attributes, kStackBytes) != 0) {
+    CannotRun("cannot set a %zu-byte stack", kStackBytes);
+  }
+  pthread_t thread;
+  if (pthread_create(&thread, &attributes, RunEverything, nullptr) != 0) {
+    CannotRun("cannot start the thread");
+  }
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+  std::printf("every path ran on a %zu KB stack\n", kStackBytes / 1024);
+}
+
 }  // namespace
 }  // namespace bilinear
 }  // namespace tensorflow_ops
-
-int main() {
-  pthread_attr_t attributes;
-  pthread_attr_init(&attributes);
-  if (pthread_attr_setstacksize(&attributes, tensorflow_ops::bilinear::kStackBytes) != 0) {
-    std::printf("cannot set a %zu-byte stack\n", tensorflow_ops::bilinear::kStackBytes);
-    return 1;
-  }
-  pthread_t thread;
-  if (pthread_create(&thread, &attributes, tensorflow_ops::bilinear::RunEverything,
-                     nullptr) != 0) {
-    std::printf("cannot start the thread\n");
-    return 1;
-  }
-  pthread_join(thread, nullptr);
-  std::printf("PASS: every path ran on a %zu KB stack\n",
-              tensorflow_ops::bilinear::kStackBytes / 1024);
-  return 0;
-}

@@ -13,17 +13,17 @@
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 namespace {
 
-int failures = 0;
-
-void Expect(bool ok, const char* what, uint32_t input, uint32_t got, uint32_t want) {
-  if (ok) return;
-  if (++failures <= 10) {
-    std::printf("FAIL %s of 0x%08x: got 0x%08x, want 0x%08x\n", what, input, got, want);
+// `what` of `input` gave the bits `got`, which must be `want`. Compares before
+// calling Fail, as these checks run millions of times.
+void ExpectBits(const char* what, uint32_t input, uint32_t got, uint32_t want) {
+  if (got != want) {
+    Fail("%s of 0x%08x: got 0x%08x, want 0x%08x", what, input, got, want);
   }
 }
 
@@ -54,27 +54,26 @@ float ReferenceFloatOfHalf(uint16_t bits) {
 
 void CheckFloatToHalf(uint32_t float_bits) {
   const float value = FloatOf(float_bits);
-  Expect(Float16(value).bits == ReferenceHalfOf(value), "Float16(float)", float_bits,
-         Float16(value).bits, ReferenceHalfOf(value));
+  ExpectBits("Float16(float)", float_bits, Float16(value).bits, ReferenceHalfOf(value));
 #if BILINEAR_HAS_AVX2_PATH
   if (UseAvx2()) {
-    Expect(FloatToHalfF16c(value).bits == Float16(value).bits, "FloatToHalfF16c",
-           float_bits, FloatToHalfF16c(value).bits, Float16(value).bits);
+    ExpectBits("FloatToHalfF16c", float_bits, FloatToHalfF16c(value).bits,
+               Float16(value).bits);
   }
 #endif
 }
 
-void TestEveryHalfToFloat() {
+BILINEAR_TEST(EveryHalfToFloat) {
   for (uint32_t bits = 0; bits < 65536; ++bits) {
     Float16 half;
     half.bits = static_cast<uint16_t>(bits);
     const uint32_t got = BitsOf(static_cast<float>(half));
     const uint32_t want = BitsOf(ReferenceFloatOfHalf(static_cast<uint16_t>(bits)));
-    Expect(got == want, "float(Float16)", bits, got, want);
+    ExpectBits("float(Float16)", bits, got, want);
   }
 }
 
-void TestFloatToHalfBoundaries() {
+BILINEAR_TEST(FloatToHalfBoundaries) {
   // Every float whose low 13 bits (the ones a half drops) sit at or next to a
   // rounding boundary: 0, 1, just below, at and just above the midpoint, and
   // the last. This covers every half's rounding, overflow and subnormal bins.
@@ -89,7 +88,7 @@ void TestFloatToHalfBoundaries() {
   }
 }
 
-void TestF16cArrayConversions() {
+BILINEAR_TEST(F16cArrayConversions) {
   if (!UseAvx2()) {
     std::printf("no F16C on this CPU: the array conversions use Float16 itself\n");
     return;
@@ -101,7 +100,7 @@ void TestF16cArrayConversions() {
   for (uint32_t bits = 0; bits < 65536; ++bits) {
     const uint32_t got = BitsOf(floats[bits]);
     const uint32_t want = BitsOf(static_cast<float>(halves[bits]));
-    Expect(got == want, "ConvertValues(half to float)", bits, got, want);
+    ExpectBits("ConvertValues(half to float)", bits, got, want);
   }
   std::vector<float> inputs;
   for (uint64_t bits = 0; bits < (1ull << 32); bits += 65521) {
@@ -110,8 +109,8 @@ void TestF16cArrayConversions() {
   std::vector<Float16> rounded(inputs.size());
   ConvertValues(inputs.data(), static_cast<int64_t>(inputs.size()), rounded.data());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Expect(rounded[i].bits == Float16(inputs[i]).bits, "ConvertValues(float to half)",
-           BitsOf(inputs[i]), rounded[i].bits, Float16(inputs[i]).bits);
+    ExpectBits("ConvertValues(float to half)", BitsOf(inputs[i]), rounded[i].bits,
+               Float16(inputs[i]).bits);
   }
 #if BILINEAR_HAS_AVX2_PATH
   // The one-value conversions of the loops' tails (and, in
@@ -119,11 +118,11 @@ void TestF16cArrayConversions() {
   for (uint32_t bits = 0; bits < 65536; ++bits) {
     const uint32_t got = BitsOf(HalfToFloatF16c(halves[bits]));
     const uint32_t want = BitsOf(static_cast<float>(halves[bits]));
-    Expect(got == want, "HalfToFloatF16c", bits, got, want);
+    ExpectBits("HalfToFloatF16c", bits, got, want);
   }
   for (const float input : inputs) {
-    Expect(FloatToHalfF16c(input).bits == Float16(input).bits, "FloatToHalfF16c",
-           BitsOf(input), FloatToHalfF16c(input).bits, Float16(input).bits);
+    ExpectBits("FloatToHalfF16c", BitsOf(input), FloatToHalfF16c(input).bits,
+               Float16(input).bits);
   }
 #endif
 }
@@ -137,37 +136,22 @@ uint16_t ReferenceBfloat16Of(float value) {
   return static_cast<uint16_t>(upper);
 }
 
-void TestBfloat16() {
+BILINEAR_TEST(Bfloat16) {
   for (uint64_t bits = 0; bits < (1ull << 32); bits += 997) {
     for (uint32_t low : {0x0000u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
       const uint32_t input = (static_cast<uint32_t>(bits) & 0xffff0000u) | low;
       const float value = FloatOf(input);
-      Expect(Bfloat16(value).bits == ReferenceBfloat16Of(value), "Bfloat16(float)",
-             input, Bfloat16(value).bits, ReferenceBfloat16Of(value));
+      ExpectBits("Bfloat16(float)", input, Bfloat16(value).bits,
+                 ReferenceBfloat16Of(value));
     }
   }
   for (uint32_t bits = 0; bits < 65536; ++bits) {
     Bfloat16 value;
     value.bits = static_cast<uint16_t>(bits);
-    Expect(BitsOf(static_cast<float>(value)) == bits << 16, "float(Bfloat16)", bits,
-           BitsOf(static_cast<float>(value)), bits << 16);
+    ExpectBits("float(Bfloat16)", bits, BitsOf(static_cast<float>(value)), bits << 16);
   }
 }
 
 }  // namespace
 }  // namespace bilinear
 }  // namespace tensorflow_ops
-
-int main() {
-  using namespace tensorflow_ops::bilinear;  // NOLINT: a test's main
-  TestEveryHalfToFloat();
-  TestFloatToHalfBoundaries();
-  TestF16cArrayConversions();
-  TestBfloat16();
-  if (failures > 0) {
-    std::printf("%d conversions differ\n", failures);
-    return 1;
-  }
-  std::printf("all conversions equal their references\n");
-  return 0;
-}

@@ -12,22 +12,13 @@
 #include <utility>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
-#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 namespace {
 
-int failures = 0;
-
-void Expect(bool ok, const char* what) {
-  if (!ok) {
-    std::printf("FAIL %s\n", what);
-    ++failures;
-  }
-}
-
-void CheckParseCacheSize() {
+BILINEAR_TEST(ParseCacheSize) {
   Expect(ParseCacheSize("32768K\n") == int64_t{32} << 20, "32768K");
   Expect(ParseCacheSize("1024K") == int64_t{1} << 20, "1024K");
   Expect(ParseCacheSize("2M") == int64_t{2} << 20, "2M");
@@ -36,10 +27,7 @@ void CheckParseCacheSize() {
   for (const char* bad :
        {"", "\n", "0K", "K", "-5K", "abc", "12Q", "12K extra", "32768K\n\n",
         "9223372036854775807K", "99999999999999999999", "2048G"}) {
-    if (ParseCacheSize(bad) != 0) {
-      std::printf("FAIL ParseCacheSize(\"%s\") is not 0\n", bad);
-      ++failures;
-    }
+    Expect(ParseCacheSize(bad) == 0, "ParseCacheSize(\"%s\") is not 0", bad);
   }
 }
 
@@ -60,7 +48,7 @@ std::string FakeCacheFolder(const char* name,
   return folder;
 }
 
-void CheckLastLevelCache() {
+BILINEAR_TEST(LastLevelCache) {
   const std::string with_l3 = FakeCacheFolder(
       "with_l3", {{1, "48K"}, {1, "32K"}, {2, "1024K"}, {3, "16384K"}});
   Expect(LastLevelCacheBytesIn(with_l3) == int64_t{16} << 20, "L3 from sysfs");
@@ -76,7 +64,7 @@ void CheckLastLevelCache() {
   Expect(LastLevelCacheBytes() >= int64_t{1} << 20, "this machine's cache");
 }
 
-void CheckStoresForOutput() {
+BILINEAR_TEST(StoresForOutput) {
   const int64_t threshold = LastLevelCacheBytes() / 4 * 3;
   const OutputStores large = kHaveStreamingStores ? OutputStores::kStreaming
                                                   : OutputStores::kCached;
@@ -96,10 +84,3 @@ void CheckStoresForOutput() {
 }  // namespace
 }  // namespace bilinear
 }  // namespace tensorflow_ops
-
-int main() {
-  tensorflow_ops::bilinear::CheckParseCacheSize();
-  tensorflow_ops::bilinear::CheckLastLevelCache();
-  tensorflow_ops::bilinear::CheckStoresForOutput();
-  return tensorflow_ops::bilinear::ReportFailures(tensorflow_ops::bilinear::failures);
-}

@@ -1,7 +1,9 @@
 // What the standalone C++ tests of the math share: geometries in every
-// attribute mode, random values, and how a test reports its result.
+// attribute mode, random values, and a geometry's description for messages.
 //
-// TensorFlow-free and CUDA-free, so that the GPU harness (nvcc) uses it too.
+// TensorFlow-free, CUDA-free and header-only, so that the GPU harness (nvcc)
+// and the libFuzzer target (clang, no main of ours) use it too; how a test
+// checks and reports is bilinear_test_main.h.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_TESTS_BILINEAR_TEST_SUPPORT_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_TESTS_BILINEAR_TEST_SUPPORT_H_
 
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
@@ -62,14 +65,15 @@ std::vector<T> RandomValues(int64_t size, double low, double high,
   return values;
 }
 
-// A test's exit status: prints PASS, or how many checks failed.
-inline int ReportFailures(int failures) {
-  if (failures > 0) {
-    std::printf("%d failures\n", failures);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+// "in HxW out HxW c=C b=B ac=0|1 hp=0|1": the geometry a message is about.
+inline std::string Describe(const ResizeGeometry& g) {
+  char text[192];
+  std::snprintf(text, sizeof(text), "in %lldx%lld out %lldx%lld c=%lld b=%lld ac=%d hp=%d",
+                static_cast<long long>(g.in_height), static_cast<long long>(g.in_width),
+                static_cast<long long>(g.out_height), static_cast<long long>(g.out_width),
+                static_cast<long long>(g.channels), static_cast<long long>(g.batch),
+                g.align_corners, g.half_pixel_centers);
+  return text;
 }
 
 }  // namespace bilinear

@@ -18,20 +18,12 @@
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_wide_streaming.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 namespace {
-
-int failures = 0;
-
-void Fail(const char* what, int64_t channels, int64_t detail) {
-  if (++failures <= 20) {
-    std::printf("FAIL %s (%lld channels, %lld)\n", what,
-                static_cast<long long>(channels), static_cast<long long>(detail));
-  }
-}
 
 // Floats of a 64-byte-aligned buffer, `offset_bytes` past the boundary, with
 // kGuard guard values on each side.
@@ -119,14 +111,17 @@ int64_t CheckRowGroups(int lanes, std::mt19937* rng) {
         FinishStreamingStores();
         if (!SameValues(first.begin(), expected.data(), size) ||
             !SameValues(single.begin(), expected.data(), size)) {
-          Fail("first row differs from plain stores", kChannels, lanes);
+          Fail("first row differs from plain stores (%d channels, %d lanes)", kChannels,
+               lanes);
         }
         if (!SameValues(second.begin(), expected.data() + size, size)) {
-          Fail("second row differs from plain stores", kChannels, lanes);
+          Fail("second row differs from plain stores (%d channels, %d lanes)", kChannels,
+               lanes);
         }
         if (!first.GuardsIntact() || !second.GuardsIntact() ||
             !single.GuardsIntact()) {
-          Fail("wide streaming wrote outside its row", kChannels, lanes);
+          Fail("wide streaming wrote outside its row (%d channels, %d lanes)", kChannels,
+               lanes);
         }
         ++checked;
       }
@@ -171,10 +166,12 @@ void CheckStreamedGeometry(const ResizeGeometry& g, std::mt19937* rng) {
     });
     for (AlignedFloats* out : {&whole, &by_row, &dispatched}) {
       if (!SameValues(out->begin(), cached.data(), size)) {
-        Fail("streamed rows differ from cached stores", g.channels, offset_bytes);
+        Fail("streamed rows differ from cached stores (offset %lld bytes): %s",
+             static_cast<long long>(offset_bytes), Describe(g).c_str());
       }
       if (!out->GuardsIntact()) {
-        Fail("streamed rows wrote out of bounds", g.channels, offset_bytes);
+        Fail("streamed rows wrote out of bounds (offset %lld bytes): %s",
+             static_cast<long long>(offset_bytes), Describe(g).c_str());
       }
     }
   }
@@ -186,10 +183,12 @@ template <int kChannels>
 int64_t CheckResizeRowsAtEachAlignment(std::mt19937* rng) {
   for (const int64_t offset_bytes : {0, 16, 32, 48}) {
     AlignedFloats output(kChannels, offset_bytes);
-    if (WideStreamingLanes(kChannels, output.begin()) !=
-        ExpectedLanes(kChannels, offset_bytes)) {
-      Fail("unexpected vector width for the alignment", kChannels, offset_bytes);
-    }
+    const int lanes = WideStreamingLanes(kChannels, output.begin());
+    const int want = ExpectedLanes(kChannels, offset_bytes);
+    Expect(lanes == want,
+           "unexpected vector width for the alignment (%d channels, offset %lld bytes): "
+           "%d lanes, want %d",
+           kChannels, static_cast<long long>(offset_bytes), lanes, want);
   }
   ForEachAttrMode(1, 3, 7, 5, kColumnBlock + 37, kChannels,
                   [&](const ResizeGeometry& g) { CheckStreamedGeometry(g, rng); });
@@ -218,16 +217,16 @@ void CheckChannelCount(std::mt19937* rng) {
               static_cast<long long>(CheckResizeRowsAtEachAlignment<kChannels>(rng)));
 }
 
-}  // namespace
-}  // namespace bilinear
-}  // namespace tensorflow_ops
-
-int main() {
-  using namespace tensorflow_ops::bilinear;  // NOLINT(build/namespaces)
+// One random stream over every channel count, in this order, so that each
+// count sees the values it always has.
+BILINEAR_TEST(ChannelCounts) {
   std::mt19937 rng(11);
   CheckChannelCount<8>(&rng);
   CheckChannelCount<16>(&rng);
   CheckChannelCount<32>(&rng);
   CheckChannelCount<64>(&rng);
-  return ReportFailures(failures);
 }
+
+}  // namespace
+}  // namespace bilinear
+}  // namespace tensorflow_ops
