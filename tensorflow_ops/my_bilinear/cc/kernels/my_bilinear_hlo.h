@@ -91,7 +91,7 @@ XlaOp Weigh(XlaOp value, XlaBuilder* b, absl::Span<const A> weights,
 
 // Host copies of a compile-time table while it is built and compiled: the
 // kernel's vector, its HLO literal, and the copies XLA makes while it
-// compiles (measured: about 56 bytes per 12-byte gradient entry).
+// compiles (docs/xla.md#compile-time-and-memory).
 inline constexpr int64_t kTableCopies = 6;
 
 // Compile-time tables (the weights of every output index, or the gradient's

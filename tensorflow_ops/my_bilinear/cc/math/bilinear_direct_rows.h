@@ -40,10 +40,9 @@ void ResizeRowsDirectly(const ResizeGeometry& g, const T* images,
   if constexpr (kFourLanes) {
     if (stream) wide_lanes = WideStreamingLanes(g.channels, output);
   }
-  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
-                                   g.half_pixel_centers);
-  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
-                                      g.half_pixel_centers);
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  const AxisSampler<A>& row_sampler = samplers.rows;
+  const AxisSampler<A>& column_sampler = samplers.columns;
   const int64_t in_row_size = g.in_width * g.channels;
   const int64_t out_row_size = g.out_width * g.channels;
   for (int64_t x0 = 0; x0 < g.out_width; x0 += kColumnBlock) {

@@ -66,21 +66,6 @@ BILINEAR_HOST_DEVICE inline PixelIndex SplitIndex(int64_t index, int64_t height,
   return p;
 }
 
-// The row and column weights of one resize, built once per thread.
-template <typename A>
-struct Samplers {
-  AxisSampler<A> rows;
-  AxisSampler<A> columns;
-};
-
-template <typename A>
-BILINEAR_HOST_DEVICE Samplers<A> SamplersFor(const ResizeGeometry& g) {
-  return {AxisSampler<A>(g.in_height, g.out_height, g.align_corners,
-                         g.half_pixel_centers),
-          AxisSampler<A>(g.in_width, g.out_width, g.align_corners,
-                         g.half_pixel_centers)};
-}
-
 // Output element `index` of the resize of `images` (see ResizeRows): the four
 // neighbours blended horizontally first, then vertically, in A.
 template <typename T, typename OutT, typename A = AccumulatorType<OutT>>

@@ -124,10 +124,9 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
   // The identity resize is its own adjoint: the upstream gradient passes
   // through unchanged (an Inf stays Inf).
   if (IsIdentity(g)) return CopyRows(g, grads, begin_row, end_row, images_grad);
-  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
-                                   g.half_pixel_centers);
-  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
-                                      g.half_pixel_centers);
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  const AxisSampler<A>& row_sampler = samplers.rows;
+  const AxisSampler<A>& column_sampler = samplers.columns;
   const int64_t c = g.channels;
   const int64_t out_row_size = g.out_width * c;
   const int64_t in_row_size = g.in_width * c;

@@ -52,10 +52,9 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
                               int64_t begin_row, int64_t end_row, OutT* output,
                               ReusedRowBuffers<AccumulatorType<OutT>>& frame) {
   using A = AccumulatorType<OutT>;
-  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
-                                   g.half_pixel_centers);
-  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
-                                      g.half_pixel_centers);
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  const AxisSampler<A>& row_sampler = samplers.rows;
+  const AxisSampler<A>& column_sampler = samplers.columns;
   const int64_t in_row_size = g.in_width * g.channels;
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t block_columns =

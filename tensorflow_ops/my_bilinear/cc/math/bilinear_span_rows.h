@@ -80,10 +80,9 @@ void ResizeRowsFromConvertedSpans(
   // A images (into 16-bit output) need no conversion: their rows are read in
   // place, and the frame holds no spans.
   constexpr bool kInPlace = std::is_same<T, A>::value;
-  const AxisSampler<A> row_sampler(g.in_height, g.out_height, g.align_corners,
-                                   g.half_pixel_centers);
-  const AxisSampler<A> column_sampler(g.in_width, g.out_width, g.align_corners,
-                                      g.half_pixel_centers);
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  const AxisSampler<A>& row_sampler = samplers.rows;
+  const AxisSampler<A>& column_sampler = samplers.columns;
   const int64_t in_row_size = g.in_width * g.channels;
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t max_span_pixels = kRowBufferElements<A> / g.channels;

@@ -108,6 +108,22 @@ class AxisSampler {
   bool half_pixel_centers_;
 };
 
+// The row and column weights of one resize, built once per call (CPU) or
+// per thread (GPU).
+template <typename A>
+struct Samplers {
+  AxisSampler<A> rows;
+  AxisSampler<A> columns;
+};
+
+template <typename A>
+BILINEAR_HOST_DEVICE Samplers<A> SamplersFor(const ResizeGeometry& g) {
+  return {AxisSampler<A>(g.in_height, g.out_height, g.align_corners,
+                         g.half_pixel_centers),
+          AxisSampler<A>(g.in_width, g.out_width, g.align_corners,
+                         g.half_pixel_centers)};
+}
+
 }  // namespace bilinear
 }  // namespace tensorflow_ops
 
