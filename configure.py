@@ -193,7 +193,7 @@ def bazel_release() -> Tuple[int, ...]:
 
 
 def version_flags(release: Tuple[int, ...]) -> List[str]:
-    """Flags whose spelling depends on the Bazel release (see README, Bazel 7)."""
+    """Flags whose spelling depends on the Bazel release (docs/building.md#bazel-7)."""
     if release < (7, 0):
         # Bazel 4's built-in WORKSPACE suffix and `bazel test` name these
         # repositories; local copies keep it from downloading them.

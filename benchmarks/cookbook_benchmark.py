@@ -1,6 +1,6 @@
 """The cookbook's techniques side by side with the built-in way to do the same
-thing, in one process, on the same inputs: the figures of the README's "Which
-path to choose" table.
+thing, in one process, on the same inputs: the figures of the table in
+docs/choosing_a_path.md.
 
     bazel run //benchmarks:cookbook_benchmark -- [--repeats R] [--threads N]
     python benchmarks/cookbook_benchmark.py         # after building the op libraries

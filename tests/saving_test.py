@@ -1,7 +1,7 @@
 """Models with MyBilinear survive saving: each artifact is saved here and loaded
 in a fresh Python process, which must give identical outputs, and which fails
 with TensorFlow's "Op type not registered" error when the op library is not
-loaded (README.md, "Save, load and serve")."""
+loaded (docs/keras_saving_serving.md#save-and-load)."""
 
 import os
 import shutil

@@ -8,5 +8,5 @@
 
 The C++ examples live in their own op packages: `tensorflow_ops.zero_out` (no
 gradient) and `tensorflow_ops.split_at` (two outputs, an integer input). The
-README's "Which path to choose" compares them all.
+docs/choosing_a_path.md compares them all.
 """

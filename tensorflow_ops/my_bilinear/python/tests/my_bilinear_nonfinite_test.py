@@ -10,7 +10,7 @@ upstream gradient. So wherever an Inf upstream gradient reaches an input pixel
 only through such taps (an identity resize, or any output coordinate that
 falls exactly on an input pixel), ours is +-Inf where TensorFlow's is NaN.
 Everything else (every NaN, every finite value, every Inf of TensorFlow's) is
-at the same position. This is documented in README.md, not a defect to fix.
+at the same position. This is documented in docs/my_bilinear_contract.md#nan-and-inf, not a defect to fix.
 """
 
 from typing import Tuple
