@@ -109,6 +109,8 @@ def read_build_file_text(source: str, path: str = "BUILD") -> BuildFile:
 
     def recorder(kind: str):
         def record(*positional, **kwargs):
+            # Bazel reads an attribute given None as not given at all.
+            kwargs = {key: value for key, value in kwargs.items() if value is not None}
             if kind not in _EVALUATED:
                 calls.append(Call(kind, kwargs, list(positional), loads.get(kind),
                                   current_line[0]))
