@@ -151,7 +151,7 @@ class VendorIntoTfTest(unittest.TestCase):
             wrapper = handle.read()
         self.assertIn('resource_loader.get_path_to_datafile("../my_bilinear_op.so")', wrapper)
         with open(os.path.join(self.dest, "cc/kernels/my_bilinear_cpu_functors.h")) as handle:
-            self.assertIn(f'#include "{DEST}/cc/math/bilinear_resize.h"', handle.read())
+            self.assertIn(f'#include "{DEST}/cc/math/bilinear_cpu_paths.h"', handle.read())
 
     def test_build_file_uses_only_tensorflow_macros_and_their_arguments(self):
         self.assertEqual(_run("--tf-source", self.tree)[0], 0)

@@ -2,8 +2,8 @@
 //
 // TensorFlow-free. The library is built for baseline x86-64, so it loads on
 // every machine that runs TensorFlow; where the CPU has AVX2, FMA and F16C the
-// kernels run the math from functions compiled for them (RunOnBestCpuPath,
-// below), and the 16-bit conversions use F16C; where it also has AVX-512, the
+// kernels run the math from functions compiled for them (RunOnPath and
+// BestCpuPath, below), and the 16-bit conversions use F16C; where it also has AVX-512, the
 // kernels of 16-bit types run from functions compiled for it. Results are the
 // same bits on every path, but for the sign and payload of NaNs.
 // TENSORFLOW_OPS_CPU_PATH=baseline or =avx2 (any case) narrows the path (the
@@ -72,8 +72,19 @@ inline CpuPath WidestCpuPath() { return CpuPath::kBaseline; }
 inline bool UseAvx2() { return WidestCpuPath() != CpuPath::kBaseline; }
 
 #if BILINEAR_HAS_AVX2_PATH
+// Under AddressSanitizer (the sanitizer tests, docs/testing.md) the wrappers
+// do not flatten: the same C++ is checked, compiled once per type instead of
+// once per path, in functions that the instrumented build compiles in
+// minutes rather than the better part of an hour.
+#if defined(__SANITIZE_ADDRESS__)
+#define BILINEAR_INLINE_EVERYTHING
+#else
+#define BILINEAR_INLINE_EVERYTHING flatten
+#endif
+
 template <typename Fn>
-__attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn) {
+__attribute__((target("avx2,fma,f16c"), BILINEAR_INLINE_EVERYTHING)) void RunWithAvx2(
+    const Fn& fn) {
   fn();
 }
 
@@ -81,40 +92,65 @@ __attribute__((target("avx2,fma,f16c"), flatten)) void RunWithAvx2(const Fn& fn)
 template <typename Fn>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c,"
                       "prefer-vector-width=512"),
-               flatten)) void RunWithAvx512(const Fn& fn) {
+               BILINEAR_INLINE_EVERYTHING)) void RunWithAvx512(const Fn& fn) {
   fn();
 }
 
 template <typename Fn>
-__attribute__((flatten)) void RunBaseline(const Fn& fn) {
+__attribute__((BILINEAR_INLINE_EVERYTHING)) void RunBaseline(const Fn& fn) {
   fn();
 }
 
-// Runs `fn` (which calls the math) on the widest path this CPU supports:
-// inlined (flatten) into a function compiled for AVX2, FMA and F16C, or into
-// a baseline one. With kAllowAvx512, AVX-512 (BW, VL, DQ) with 512-bit
-// vectors where the CPU has it: the kernels ask for it where it measured
-// faster (16-bit types, whose conversions dominate), not for float32, whose
-// kernels are bound by memory and measured slower with it. kAllowAvx512
-// compiles that path; `avx512_pays` chooses it per call (see
-// ForwardGainsFromAvx512 in bilinear_resize.h).
-template <bool kAllowAvx512 = false, typename Fn>
-void RunOnBestCpuPath(const Fn& fn, bool avx512_pays = true) {
-  const CpuPath path = WidestCpuPath();
-  if (kAllowAvx512 && avx512_pays && path == CpuPath::kAvx512) {
+// Runs `fn` (which calls the math) inlined (flatten) into a function compiled
+// for kPath.
+template <CpuPath kPath, typename Fn>
+void RunOnPath(const Fn& fn) {
+  if constexpr (kPath == CpuPath::kAvx512) {
     RunWithAvx512(fn);
-  } else if (path != CpuPath::kBaseline) {
+  } else if constexpr (kPath == CpuPath::kAvx2) {
     RunWithAvx2(fn);
   } else {
     RunBaseline(fn);
   }
 }
 #else
-template <bool kAllowAvx512 = false, typename Fn>
-void RunOnBestCpuPath(const Fn& fn, bool /*avx512_pays*/ = true) {
+template <CpuPath kPath, typename Fn>
+void RunOnPath(const Fn& fn) {
   fn();
 }
 #endif
+
+// The widest path this CPU supports for a kernel: AVX-512 only with
+// kAllowAvx512 and `avx512_pays`. The kernels ask for it where it measured
+// faster (16-bit types, whose conversions dominate), not for float32, whose
+// kernels are bound by memory and measured slower with it; `avx512_pays`
+// chooses it per call (see ForwardGainsFromAvx512 in bilinear_resize.h).
+template <bool kAllowAvx512 = false>
+CpuPath BestCpuPath(bool avx512_pays = true) {
+  const CpuPath path = WidestCpuPath();
+  if (path == CpuPath::kAvx512 && !(kAllowAvx512 && avx512_pays)) {
+    return CpuPath::kAvx2;
+  }
+  return path;
+}
+
+// Runs `fn` on BestCpuPath<kAllowAvx512>(avx512_pays) (the standalone tests
+// call the math as the kernels do; the kernels call it compiled once per
+// path, in bilinear_cpu_paths.h).
+template <bool kAllowAvx512 = false, typename Fn>
+void RunOnBestCpuPath(const Fn& fn, bool avx512_pays = true) {
+#if BILINEAR_HAS_AVX2_PATH
+  const CpuPath path = BestCpuPath<kAllowAvx512>(avx512_pays);
+  if constexpr (kAllowAvx512) {
+    if (path == CpuPath::kAvx512) return RunOnPath<CpuPath::kAvx512>(fn);
+  }
+  if (path == CpuPath::kAvx2) return RunOnPath<CpuPath::kAvx2>(fn);
+  RunOnPath<CpuPath::kBaseline>(fn);
+#else
+  static_cast<void>(avx512_pays);
+  fn();
+#endif
+}
 
 }  // namespace bilinear
 }  // namespace tensorflow_ops

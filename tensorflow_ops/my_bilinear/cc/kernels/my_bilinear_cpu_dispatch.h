@@ -1,22 +1,20 @@
-// How the CPU kernels run the TensorFlow-free math: on which storage types,
-// with which instruction set (chosen at run time), and on how many threads.
+// How the CPU kernels run the TensorFlow-free math: on which storage types
+// and on how many threads.
 //
 // The library is built for baseline x86-64, so it loads on every machine that
-// runs TensorFlow. Where the CPU has AVX2, FMA and F16C, the math is run from
-// a function compiled for them (flatten inlines all of it there), which gives
+// runs TensorFlow. Where the CPU has AVX2, FMA and F16C, the math runs from
+// functions compiled for them (flatten inlines all of it there), which gives
 // 256-bit vectors and F16C half conversions; kernels of half and bfloat16 run
-// from one compiled for AVX-512 where the CPU has it. -ffp-contract=off (from
+// from ones compiled for AVX-512 where the CPU has it. -ffp-contract=off (from
 // the build macros) keeps FMA out of the arithmetic, so every path gives the
-// same bits (NaNs aside: their sign and payload may differ). RunOnBestCpuPath
-// and the CPU check live in the TensorFlow-free bilinear_cpu_features.h, so
-// that standalone tests run the math the same way.
+// same bits (NaNs aside: their sign and payload may differ). Those functions,
+// and the choice among them, are the TensorFlow-free bilinear_cpu_paths.h.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_CPU_DISPATCH_H_
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <type_traits>
 #include <utility>
 
 #include "tensorflow/core/framework/bfloat16.h"
@@ -24,7 +22,6 @@
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/platform/threadpool.h"
 #include "tensorflow/core/util/work_sharder.h"
-#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_row_chunks.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 
@@ -71,26 +68,16 @@ constexpr int64_t kMinValuesToSplit = int64_t{1} << 18;
 constexpr int64_t kMinValuesPerChunk = int64_t{1} << 15;
 constexpr int64_t kChunksPerThread = 16;
 
-// Whether T is half or bfloat16: kernels with such a type run on AVX-512
-// where the CPU has it (RunOnBestCpuPath says why).
-template <typename T>
-constexpr bool kIsSixteenBitFloat = std::is_same<T, Eigen::half>::value ||
-                                    std::is_same<T, tensorflow::bfloat16>::value;
-
-// Calls work(begin_row, end_row) over rows [0, rows) on the best CPU path
-// (AVX-512 only with kAllowAvx512 and `avx512_pays`): on the calling thread below
-// kMinValuesToSplit values of work, else in chunks claimed by the calling
+// Calls work(begin_row, end_row) over rows [0, rows): on the calling thread
+// below kMinValuesToSplit values of work, else in chunks claimed by the calling
 // thread and up to (intra-op threads - 1) threads of TensorFlow's pool
 // (bilinear_row_chunks.h). TensorFlow's Shard makes the caller wait for the
 // pool's threads to wake and run fixed shares, which slowed some kernels
 // (docs/cpu_performance.md#forrowranges).
-template <bool kAllowAvx512 = false, typename Work>
+template <typename Work>
 void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
-                  int64_t work_values, const Work& work, bool avx512_pays = true) {
-  auto run = [&work, avx512_pays](int64_t begin_row, int64_t end_row) {
-    RunOnBestCpuPath<kAllowAvx512>([&] { work(begin_row, end_row); }, avx512_pays);
-  };
-  if (work_values < kMinValuesToSplit) return run(0, rows);
+                  int64_t work_values, const Work& work) {
+  if (work_values < kMinValuesToSplit) return work(0, rows);
   const auto& workers = *context->device()->tensorflow_cpu_worker_threads();
   // Within TensorFlow's per-thread limit, as Shard would be (tf.data's
   // max_intra_op_parallelism sets it).
@@ -98,7 +85,7 @@ void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
       std::min(workers.num_threads, tensorflow::GetPerThreadMaxParallelism());
   const int64_t chunks = std::min(work_values / kMinValuesPerChunk,
                                   kChunksPerThread * threads);
-  RunRowChunks(rows, chunks, threads - 1, run,
+  RunRowChunks(rows, chunks, threads - 1, work,
                [&workers](std::function<void()> closure) {
                  workers.workers->Schedule(std::move(closure));
                });

@@ -4,10 +4,9 @@
 // says when and how). Each gradient row is computed by one thread in a fixed
 // order, so its bits do not depend on the number of threads.
 //
-// The forward kernels are registered by two files, one per family of image
-// types (my_bilinear_op.cc: float types; my_bilinear_integer_images_op.cc:
-// integer types), so that the library's largest compile, 40 kernels on three
-// CPU paths each, runs on two cores instead of one.
+// The math they call is compiled apart, once per type and CPU path
+// (bilinear_cpu_paths.h), so the sources that register the kernels compile
+// in seconds.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_CPU_FUNCTORS_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_CPU_FUNCTORS_H_
 
@@ -20,8 +19,8 @@
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_blends.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -41,22 +40,18 @@ struct MyBilinear<CpuDevice, T, OutT> {
     const int64_t rows = geometry.batch * geometry.out_height;
     const bilinear::OutputStores stores =
         bilinear::StoresForOutput(output->TotalBytes(), images.TotalBytes());
-    constexpr bool kSixteenBit = bilinear::kIsSixteenBitFloat<T> ||
-                                 bilinear::kIsSixteenBitFloat<OutT>;
     // Channel counts read at run time cost about twice as much a value as
     // the unrolled ones (docs/cpu_performance.md), so their rows are split
     // over threads from half as many values.
     const int64_t work_values =
         output->NumElements() *
         (bilinear::IsUnrolledChannelCount(geometry.channels) ? 1 : 2);
-    bilinear::ForRowRanges<kSixteenBit>(
-        context, rows, work_values,
-        [&](int64_t begin_row, int64_t end_row) {
-          bilinear::ResizeRows(geometry, input_data, begin_row, end_row,
-                               output_data, stores);
-        },
-        bilinear::ForwardGainsFromAvx512<bilinear::CpuStorageType<T>,
-                                         bilinear::CpuStorageType<OutT>>(geometry));
+    bilinear::ForRowRanges(context, rows, work_values,
+                           [&](int64_t begin_row, int64_t end_row) {
+                             bilinear::ResizeRowsOnBestPath(geometry, input_data,
+                                                            begin_row, end_row,
+                                                            output_data, stores);
+                           });
     return absl::OkStatus();
   }
 };
@@ -70,12 +65,13 @@ struct MyBilinearGrad<CpuDevice, T> {
     const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());
     auto* images_grad_data = bilinear::AsStorage(images_grad->flat<T>().data());
     const int64_t rows = geometry.batch * geometry.in_height;
-    bilinear::ForRowRanges<bilinear::kIsSixteenBitFloat<T>>(
-        context, rows, grads.NumElements() + images_grad->NumElements(),
-        [&](int64_t begin_row, int64_t end_row) {
-          bilinear::ResizeGradRows(geometry, grads_data, begin_row, end_row,
-                                   images_grad_data);
-        });
+    bilinear::ForRowRanges(context, rows,
+                           grads.NumElements() + images_grad->NumElements(),
+                           [&](int64_t begin_row, int64_t end_row) {
+                             bilinear::ResizeGradRowsOnBestPath(
+                                 geometry, grads_data, begin_row, end_row,
+                                 images_grad_data);
+                           });
     return absl::OkStatus();
   }
 };

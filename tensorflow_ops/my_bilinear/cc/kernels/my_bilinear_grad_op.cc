@@ -2,7 +2,6 @@
 // my_bilinear_cpu_functors.h.
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_functors.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
 
 namespace tensorflow_ops {
 namespace {

@@ -1,6 +1,6 @@
-// MyBilinear's CPU kernels of float images (half, bfloat16, float, double),
-// and the library's CPU diagnostics; integer images are in
-// my_bilinear_integer_images_op.cc (my_bilinear_cpu_functors.h says why).
+// MyBilinear's CPU kernels, of float images (half, bfloat16, float, double)
+// and of integer images, read directly (no cast pass), as TensorFlow's
+// ResizeBilinear accepts them; and the library's CPU diagnostics.
 #include <cstdint>
 
 #include "tensorflow/core/framework/register_types.h"
@@ -18,6 +18,12 @@ TF_CALL_half(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
 TF_CALL_bfloat16(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
 TF_CALL_float(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
 TF_CALL_double(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
+TF_CALL_int8(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
+TF_CALL_uint8(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
+TF_CALL_int16(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
+TF_CALL_uint16(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
+TF_CALL_int32(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
+TF_CALL_int64(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
 
 }  // namespace
 }  // namespace tensorflow_ops

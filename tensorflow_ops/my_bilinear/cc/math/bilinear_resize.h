@@ -104,13 +104,13 @@ bool ConvertsSpans(const ResizeGeometry& g) {
 }
 
 // Whether a forward pass of T images into OutT output, one of them half or
-// bfloat16, gains from 512-bit vectors (the AVX-512 path of
-// RunOnBestCpuPath). It does where the channel loop is unrolled. Where the
-// count is read at run time, GCC's 512-bit code can lose, by how many channels
-// are left over after 8-wide vectors (C % 8 of 4 to 7), by type and by path
-// ("up-sampled": the height); the rule keeps AVX2 where it measured faster
-// (docs/cpu_performance.md#forwardgainsfromavx512). The gradient measured no
-// such loss and keeps AVX-512 everywhere.
+// bfloat16, gains from 512-bit vectors (the AVX-512 path of BestCpuPath, in
+// bilinear_cpu_features.h). It does where the channel loop is unrolled.
+// Where the count is read at run time, GCC's 512-bit code can lose, by how
+// many channels are left over after 8-wide vectors (C % 8 of 4 to 7), by type
+// and by path ("up-sampled": the height); the rule keeps AVX2 where it
+// measured faster (docs/cpu_performance.md#forwardgainsfromavx512). The
+// gradient measured no such loss and keeps AVX-512 everywhere.
 template <typename T, typename OutT>
 bool ForwardGainsFromAvx512(const ResizeGeometry& g) {
   if (IsUnrolledChannelCount(g.channels)) return true;
@@ -144,6 +144,14 @@ void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
   }
 }
 
+// Calls the math where it is: the default runner of ResizeRows.
+struct RunInPlace {
+  template <typename Fn>
+  void operator()(const Fn& fn) const {
+    fn();
+  }
+};
+
 // Writes output rows [begin_row, end_row), where row r is image r / out_height,
 // row r % out_height. `images` ([batch, in_height, in_width, channels] of T)
 // and `output` ([batch, out_height, out_width, channels] of OutT) are dense.
@@ -151,12 +159,17 @@ void CopyRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
 // (see StoresForOutput), rows of float pixels of 4, 8, 16, 32 or 64 channels
 // computed directly are written with streaming stores when `output` is
 // 16-byte aligned; the row-reusing path's rows measured slower with them, and
-// keep the cache. Any choice gives the same bits.
-template <typename T, typename OutT>
+// keep the cache. Any choice gives the same bits. `run(fn)` calls fn, which
+// runs the chosen path: the compiled kernels (bilinear_cpu_paths.h) pass one
+// that compiles each path into a function of its own for a CPU path.
+template <typename T, typename OutT, typename Runner = RunInPlace>
 void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
                 int64_t end_row, OutT* output,
-                OutputStores stores = OutputStores::kCached) {
-  if (IsIdentity(g)) return CopyRows(g, images, begin_row, end_row, output);
+                OutputStores stores = OutputStores::kCached,
+                const Runner& run = Runner()) {
+  if (IsIdentity(g)) {
+    return run([&] { CopyRows(g, images, begin_row, end_row, output); });
+  }
   // One frame for whichever path runs: left to find that the paths' arrays
   // may share the stack, GCC shares only some of them
   // (docs/cpu_performance.md#resizerows-stack-frame).
@@ -166,14 +179,19 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
     AxisWeight<AccumulatorType<OutT>> columns[kColumnBlock];
   } frame;
   if (ReusesColumnBlends<T, OutT>(g)) {
-    return ResizeRowsReusingColumns(g, images, begin_row, end_row, output,
-                                    frame.reused);
+    return run([&] {
+      ResizeRowsReusingColumns(g, images, begin_row, end_row, output, frame.reused);
+    });
   }
   if (ConvertsSpans<T, OutT>(g)) {
-    return ResizeRowsFromConvertedSpans(g, images, begin_row, end_row, output,
-                                        frame.spans);
+    return run([&] {
+      ResizeRowsFromConvertedSpans(g, images, begin_row, end_row, output,
+                                   frame.spans);
+    });
   }
-  ResizeRowsDirectly(g, images, begin_row, end_row, output, stores, frame.columns);
+  run([&] {
+    ResizeRowsDirectly(g, images, begin_row, end_row, output, stores, frame.columns);
+  });
 }
 
 }  // namespace bilinear

@@ -10,15 +10,17 @@
 // stack with the other paths' (120 KB in this build, 153 KB in the library,
 // where 160 KB threads then crashed). Under AddressSanitizer, which gives
 // every array its own slot and red zones, the stack is 256 KB. The math is
-// called as the kernels call it, through RunOnBestCpuPath.
+// compiled as the kernels compile it (RunCompiledFor, bilinear_cpu_paths.h),
+// on the paths they take on this CPU.
 #include <pthread.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <type_traits>
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
@@ -40,27 +42,32 @@ ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w
                         /*align_corners=*/false, /*half_pixel_centers=*/true};
 }
 
-template <typename T>
-constexpr bool kIsSixteenBit =
-    std::is_same<T, Float16>::value || std::is_same<T, Bfloat16>::value;
-
-// Runs `math` through each path the kernels may take, as they call it: the
-// AVX2 one (or the baseline one, on a CPU without AVX2), and for kernels with
-// a half or bfloat16 input or output the AVX-512 one where the CPU has it
-// (the kernels' ForRowRanges<kAllowAvx512>). Paths the library never takes are
-// not compiled: they would only lengthen the build.
+// Runs math(run) with the runner of each path the kernels may take, as they
+// take it: the AVX2 one (or the baseline one, on a CPU without AVX2), and for
+// kernels with a half or bfloat16 input or output the AVX-512 one where the
+// CPU has it. Paths the library never takes are not compiled: they would only
+// lengthen the build.
 template <bool kSixteenBit, typename Math>
 void OnEveryPath(const Math& math) {
-  RunOnBestCpuPath</*kAllowAvx512=*/false>(math);
-  if constexpr (kSixteenBit) RunOnBestCpuPath</*kAllowAvx512=*/true>(math);
+  if (BestCpuPath</*kAllowAvx512=*/false>() == CpuPath::kAvx2) {
+    math(RunCompiledFor<CpuPath::kAvx2>());
+  } else {
+    math(RunCompiledFor<CpuPath::kBaseline>());
+  }
+  if constexpr (kSixteenBit) {
+    if (BestCpuPath</*kAllowAvx512=*/true>() == CpuPath::kAvx512) {
+      math(RunCompiledFor<CpuPath::kAvx512>());
+    }
+  }
 }
 
 template <typename T, typename OutT>
 void ResizeAll(const ResizeGeometry& g) {
   std::vector<T> images(g.batch * g.in_height * g.in_width * g.channels, T(1.0f));
   std::vector<OutT> output(g.batch * g.out_height * g.out_width * g.channels);
-  OnEveryPath<kIsSixteenBit<T> || kIsSixteenBit<OutT>>([&] {
-    ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data());
+  OnEveryPath<kHasAvx512Path<T, OutT>>([&](const auto& run) {
+    ResizeRows(g, images.data(), 0, g.batch * g.out_height, output.data(),
+               OutputStores::kCached, run);
   });
 }
 
@@ -68,8 +75,10 @@ template <typename T>
 void ResizeGradAll(const ResizeGeometry& g) {
   std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
   std::vector<T> images_grad(g.batch * g.in_height * g.in_width * g.channels);
-  OnEveryPath<kIsSixteenBit<T>>([&] {
-    ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
+  OnEveryPath<kIsSixteenBit<T>>([&](const auto& run) {
+    run([&] {
+      ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, images_grad.data());
+    });
   });
 }
 

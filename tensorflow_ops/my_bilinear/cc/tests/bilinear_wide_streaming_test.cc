@@ -16,6 +16,7 @@
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_wide_streaming.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
@@ -144,9 +145,9 @@ int ExpectedLanes(int64_t channels, int64_t offset_bytes) {
 
 // ResizeRows with streaming stores, into outputs at each 16-byte offset from
 // a 64-byte boundary, in one range, row by row (last row first), and in one
-// range from RunOnBestCpuPath as the kernels call it (there the AVX2 row
-// groups are inlined into AVX2 code, and the AVX-512 ones called from it),
-// against cached stores.
+// range compiled as the kernels compile it, on this CPU's path
+// (RunCompiledFor: there the AVX2 row groups are inlined into AVX2 code, and
+// the AVX-512 ones called from it), against cached stores.
 void CheckStreamedGeometry(const ResizeGeometry& g, std::mt19937* rng) {
   const std::vector<float> x =
       ValuesWithSpecials(g.batch * g.in_height * g.in_width * g.channels, rng);
@@ -161,9 +162,15 @@ void CheckStreamedGeometry(const ResizeGeometry& g, std::mt19937* rng) {
     for (int64_t row = rows - 1; row >= 0; --row) {
       ResizeRows(g, x.data(), row, row + 1, by_row.begin(), OutputStores::kStreaming);
     }
-    RunOnBestCpuPath([&] {
-      ResizeRows(g, x.data(), 0, rows, dispatched.begin(), OutputStores::kStreaming);
-    });
+    const auto compiled = [&](const auto& run) {
+      ResizeRows(g, x.data(), 0, rows, dispatched.begin(), OutputStores::kStreaming,
+                 run);
+    };
+    if (BestCpuPath() == CpuPath::kAvx2) {
+      compiled(RunCompiledFor<CpuPath::kAvx2>());
+    } else {
+      compiled(RunCompiledFor<CpuPath::kBaseline>());
+    }
     for (AlignedFloats* out : {&whole, &by_row, &dispatched}) {
       if (!SameValues(out->begin(), cached.data(), size)) {
         Fail("streamed rows differ from cached stores (offset %lld bytes): %s",

@@ -1,0 +1,83 @@
+// The definitions of bilinear_cpu_paths.h's per-path entry points, and the
+// macros with which the sources in instances/ compile them, one source per
+// image type (forward) or per type and path (gradient, whose 16-bit kernels
+// are the biggest compiles).
+//
+// TensorFlow-free. Only those sources include this header: anything else that
+// did would compile the math again.
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_CPU_PATHS_INSTANCES_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_CPU_PATHS_INSTANCES_H_
+
+#include <cstdint>
+
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+
+template <CpuPath kPath, typename T, typename OutT>
+void ResizeRowsOnPath(const ResizeGeometry& g, const T* images, int64_t begin_row,
+                      int64_t end_row, OutT* output, OutputStores stores) {
+  ResizeRows(g, images, begin_row, end_row, output, stores, RunCompiledFor<kPath>());
+}
+
+template <CpuPath kPath, typename T>
+void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
+                          int64_t begin_row, int64_t end_row, T* images_grad) {
+  RunOnPath<kPath>([&] { ResizeGradRows(g, grads, begin_row, end_row, images_grad); });
+}
+
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+// ResizeRowsOnPath of T images into OutT output on `path` (kBaseline, kAvx2
+// or kAvx512). Used at global scope.
+#define BILINEAR_RESIZE_ON_PATH(path, T, OutT)                               \
+  template void ::tensorflow_ops::bilinear::ResizeRowsOnPath<                \
+      ::tensorflow_ops::bilinear::CpuPath::path, T, OutT>(                   \
+      const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t, \
+      int64_t, OutT*, ::tensorflow_ops::bilinear::OutputStores);
+
+#define BILINEAR_RESIZE_GRAD_ON_PATH(path, T)                                 \
+  template void ::tensorflow_ops::bilinear::ResizeGradRowsOnPath<             \
+      ::tensorflow_ops::bilinear::CpuPath::path, T>(                          \
+      const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t,  \
+      int64_t, T*);
+
+// The paths a build has: baseline everywhere; AVX2 and AVX-512 where
+// bilinear_cpu_features.h has them (GCC on x86-64).
+#if BILINEAR_HAS_AVX2_PATH
+#define BILINEAR_RESIZE_ON_WIDE_PATH(path, T, OutT) BILINEAR_RESIZE_ON_PATH(path, T, OutT)
+#define BILINEAR_RESIZE_GRAD_ON_WIDE_PATH(path, T) BILINEAR_RESIZE_GRAD_ON_PATH(path, T)
+#else
+#define BILINEAR_RESIZE_ON_WIDE_PATH(path, T, OutT)
+#define BILINEAR_RESIZE_GRAD_ON_WIDE_PATH(path, T)
+#endif
+
+// The forward kernels of T images into every output type: baseline and AVX2,
+// and AVX-512 where the output is 16-bit (kHasAvx512Path); images of 16 bits
+// add the AVX-512 path of the other outputs with
+// BILINEAR_RESIZE_SIXTEEN_BIT_IMAGES.
+#define BILINEAR_RESIZE_IMAGES(T)                                          \
+  BILINEAR_RESIZE_ON_PATH(kBaseline, T, ::tensorflow_ops::bilinear::Float16)  \
+  BILINEAR_RESIZE_ON_PATH(kBaseline, T, ::tensorflow_ops::bilinear::Bfloat16) \
+  BILINEAR_RESIZE_ON_PATH(kBaseline, T, float)                             \
+  BILINEAR_RESIZE_ON_PATH(kBaseline, T, double)                            \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, ::tensorflow_ops::bilinear::Float16)  \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, ::tensorflow_ops::bilinear::Bfloat16) \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, float)                            \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, double)                           \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, ::tensorflow_ops::bilinear::Float16) \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, ::tensorflow_ops::bilinear::Bfloat16)
+
+#define BILINEAR_RESIZE_SIXTEEN_BIT_IMAGES(T)     \
+  BILINEAR_RESIZE_IMAGES(T)                       \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, float) \
+  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, double)
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_CPU_PATHS_INSTANCES_H_

@@ -1,0 +1,6 @@
+// MyBilinear's forward math for half images, on every CPU path
+// (bilinear_cpu_paths_instances.h).
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths_instances.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+
+BILINEAR_RESIZE_SIXTEEN_BIT_IMAGES(::tensorflow_ops::bilinear::Float16)
