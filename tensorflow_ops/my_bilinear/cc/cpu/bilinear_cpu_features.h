@@ -3,9 +3,10 @@
 // TensorFlow-free. The library is built for baseline x86-64, so it loads on
 // every machine that runs TensorFlow; where the CPU has AVX2, FMA and F16C the
 // kernels run the math from functions compiled for them (RunOnPath and
-// BestCpuPath, below), and the 16-bit conversions use F16C; where it also has AVX-512, the
-// kernels of 16-bit types run from functions compiled for it. Results are the
-// same bits on every path, but for the sign and payload of NaNs.
+// BestCpuPath, below), and the 16-bit conversions use F16C; where it also has
+// AVX-512, the kernels of 16-bit types run from functions compiled for it.
+// Results are the same bits on every path, but for the sign and payload of
+// NaNs.
 // TENSORFLOW_OPS_CPU_PATH=baseline or =avx2 (any case) narrows the path (the
 // tests use it to check that claim). Only GCC builds have the wider paths:
 // clang 14's flatten does not inline the math into the wrappers, so they would
@@ -132,24 +133,6 @@ CpuPath BestCpuPath(bool avx512_pays = true) {
     return CpuPath::kAvx2;
   }
   return path;
-}
-
-// Runs `fn` on BestCpuPath<kAllowAvx512>(avx512_pays) (the standalone tests
-// call the math as the kernels do; the kernels call it compiled once per
-// path, in bilinear_cpu_paths.h).
-template <bool kAllowAvx512 = false, typename Fn>
-void RunOnBestCpuPath(const Fn& fn, bool avx512_pays = true) {
-#if BILINEAR_HAS_AVX2_PATH
-  const CpuPath path = BestCpuPath<kAllowAvx512>(avx512_pays);
-  if constexpr (kAllowAvx512) {
-    if (path == CpuPath::kAvx512) return RunOnPath<CpuPath::kAvx512>(fn);
-  }
-  if (path == CpuPath::kAvx2) return RunOnPath<CpuPath::kAvx2>(fn);
-  RunOnPath<CpuPath::kBaseline>(fn);
-#else
-  static_cast<void>(avx512_pays);
-  fn();
-#endif
 }
 
 }  // namespace bilinear

@@ -17,7 +17,6 @@
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -49,33 +48,19 @@ template <CpuPath kPath, typename T, typename OutT>
 void ResizeRowsOnPath(const ResizeGeometry& g, const T* images, int64_t begin_row,
                       int64_t end_row, OutT* output, OutputStores stores);
 
-// ResizeGradRows (bilinear_resize_grad.h) compiled for kPath, likewise.
+// ResizeGradRows (bilinear_resize_grad.h) compiled for kPath; defined in
+// bilinear_grad_cpu_paths_instances.h, compiled in instances/.
 template <CpuPath kPath, typename T>
 void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
                           int64_t begin_row, int64_t end_row, T* images_grad);
 
 // ResizeRows on the widest path of this CPU, AVX-512 only where the kernel
-// has it and it pays for this geometry (ForwardGainsFromAvx512).
+// has it and it pays for this geometry (ForwardGainsFromAvx512); defined
+// with the paths, so that the kernel sources need none of the forward math.
 template <typename T, typename OutT>
 void ResizeRowsOnBestPath(const ResizeGeometry& g, const T* images,
                           int64_t begin_row, int64_t end_row, OutT* output,
-                          OutputStores stores) {
-#if BILINEAR_HAS_AVX2_PATH
-  constexpr bool kAvx512 = kHasAvx512Path<T, OutT>;
-  const CpuPath path = BestCpuPath<kAvx512>(ForwardGainsFromAvx512<T, OutT>(g));
-  if constexpr (kAvx512) {
-    if (path == CpuPath::kAvx512) {
-      return ResizeRowsOnPath<CpuPath::kAvx512>(g, images, begin_row, end_row,
-                                                output, stores);
-    }
-  }
-  if (path == CpuPath::kAvx2) {
-    return ResizeRowsOnPath<CpuPath::kAvx2>(g, images, begin_row, end_row, output,
-                                            stores);
-  }
-#endif
-  ResizeRowsOnPath<CpuPath::kBaseline>(g, images, begin_row, end_row, output, stores);
-}
+                          OutputStores stores);
 
 // ResizeGradRows on the widest path of this CPU, AVX-512 for half and
 // bfloat16 only.

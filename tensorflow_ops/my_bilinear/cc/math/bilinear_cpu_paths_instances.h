@@ -1,7 +1,7 @@
-// The definitions of bilinear_cpu_paths.h's per-path entry points, and the
+// The definitions of bilinear_cpu_paths.h's forward entry points, and the
 // macros with which the sources in instances/ compile them, one source per
-// image type (forward) or per type and path (gradient, whose 16-bit kernels
-// are the biggest compiles).
+// image type; the gradient's are in bilinear_grad_cpu_paths_instances.h, so
+// that a change to the gradient's math recompiles only its sources.
 //
 // TensorFlow-free. Only those sources include this header: anything else that
 // did would compile the math again.
@@ -14,7 +14,6 @@
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -26,10 +25,25 @@ void ResizeRowsOnPath(const ResizeGeometry& g, const T* images, int64_t begin_ro
   ResizeRows(g, images, begin_row, end_row, output, stores, RunCompiledFor<kPath>());
 }
 
-template <CpuPath kPath, typename T>
-void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
-                          int64_t begin_row, int64_t end_row, T* images_grad) {
-  RunOnPath<kPath>([&] { ResizeGradRows(g, grads, begin_row, end_row, images_grad); });
+template <typename T, typename OutT>
+void ResizeRowsOnBestPath(const ResizeGeometry& g, const T* images,
+                          int64_t begin_row, int64_t end_row, OutT* output,
+                          OutputStores stores) {
+#if BILINEAR_HAS_AVX2_PATH
+  constexpr bool kAvx512 = kHasAvx512Path<T, OutT>;
+  const CpuPath path = BestCpuPath<kAvx512>(ForwardGainsFromAvx512<T, OutT>(g));
+  if constexpr (kAvx512) {
+    if (path == CpuPath::kAvx512) {
+      return ResizeRowsOnPath<CpuPath::kAvx512>(g, images, begin_row, end_row,
+                                                output, stores);
+    }
+  }
+  if (path == CpuPath::kAvx2) {
+    return ResizeRowsOnPath<CpuPath::kAvx2>(g, images, begin_row, end_row, output,
+                                            stores);
+  }
+#endif
+  ResizeRowsOnPath<CpuPath::kBaseline>(g, images, begin_row, end_row, output, stores);
 }
 
 }  // namespace bilinear
@@ -43,27 +57,29 @@ void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
       const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t, \
       int64_t, OutT*, ::tensorflow_ops::bilinear::OutputStores);
 
-#define BILINEAR_RESIZE_GRAD_ON_PATH(path, T)                                 \
-  template void ::tensorflow_ops::bilinear::ResizeGradRowsOnPath<             \
-      ::tensorflow_ops::bilinear::CpuPath::path, T>(                          \
-      const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t,  \
-      int64_t, T*);
+#define BILINEAR_RESIZE_ON_BEST_PATH(T, OutT)                                \
+  template void ::tensorflow_ops::bilinear::ResizeRowsOnBestPath<T, OutT>(   \
+      const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t, \
+      int64_t, OutT*, ::tensorflow_ops::bilinear::OutputStores);
 
 // The paths a build has: baseline everywhere; AVX2 and AVX-512 where
 // bilinear_cpu_features.h has them (GCC on x86-64).
 #if BILINEAR_HAS_AVX2_PATH
 #define BILINEAR_RESIZE_ON_WIDE_PATH(path, T, OutT) BILINEAR_RESIZE_ON_PATH(path, T, OutT)
-#define BILINEAR_RESIZE_GRAD_ON_WIDE_PATH(path, T) BILINEAR_RESIZE_GRAD_ON_PATH(path, T)
 #else
 #define BILINEAR_RESIZE_ON_WIDE_PATH(path, T, OutT)
-#define BILINEAR_RESIZE_GRAD_ON_WIDE_PATH(path, T)
 #endif
 
-// The forward kernels of T images into every output type: baseline and AVX2,
+// The forward kernels of T images into every output type: the choice of
+// path (ResizeRowsOnBestPath), baseline and AVX2,
 // and AVX-512 where the output is 16-bit (kHasAvx512Path); images of 16 bits
 // add the AVX-512 path of the other outputs with
 // BILINEAR_RESIZE_SIXTEEN_BIT_IMAGES.
 #define BILINEAR_RESIZE_IMAGES(T)                                          \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, ::tensorflow_ops::bilinear::Float16)        \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, ::tensorflow_ops::bilinear::Bfloat16)       \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, float)                                   \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, double)                                  \
   BILINEAR_RESIZE_ON_PATH(kBaseline, T, ::tensorflow_ops::bilinear::Float16)  \
   BILINEAR_RESIZE_ON_PATH(kBaseline, T, ::tensorflow_ops::bilinear::Bfloat16) \
   BILINEAR_RESIZE_ON_PATH(kBaseline, T, float)                             \

@@ -49,6 +49,7 @@ ResizeGeometry Geometry(int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w
 // lengthen the build.
 template <bool kSixteenBit, typename Math>
 void OnEveryPath(const Math& math) {
+#if BILINEAR_HAS_AVX2_PATH
   if (BestCpuPath</*kAllowAvx512=*/false>() == CpuPath::kAvx2) {
     math(RunCompiledFor<CpuPath::kAvx2>());
   } else {
@@ -59,6 +60,9 @@ void OnEveryPath(const Math& math) {
       math(RunCompiledFor<CpuPath::kAvx512>());
     }
   }
+#else  // the baseline path only
+  math(RunCompiledFor<CpuPath::kBaseline>());
+#endif
 }
 
 template <typename T, typename OutT>

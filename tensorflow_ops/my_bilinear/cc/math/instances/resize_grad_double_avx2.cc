@@ -1,5 +1,5 @@
 // MyBilinearGrad's math for double on the avx2 CPU path
-// (bilinear_cpu_paths_instances.h).
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths_instances.h"
+// (bilinear_grad_cpu_paths_instances.h).
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_cpu_paths_instances.h"
 
 BILINEAR_RESIZE_GRAD_ON_WIDE_PATH(kAvx2, double)
