@@ -42,12 +42,6 @@ struct RunCompiledFor {
   }
 };
 
-// ResizeRows (bilinear_resize.h) compiled for kPath; defined in
-// bilinear_cpu_paths_instances.h, compiled in instances/.
-template <CpuPath kPath, typename T, typename OutT>
-void ResizeRowsOnPath(const ResizeGeometry& g, const T* images, int64_t begin_row,
-                      int64_t end_row, OutT* output, OutputStores stores);
-
 // ResizeGradRows (bilinear_resize_grad.h) compiled for kPath; defined in
 // bilinear_grad_cpu_paths_instances.h, compiled in instances/.
 template <CpuPath kPath, typename T>

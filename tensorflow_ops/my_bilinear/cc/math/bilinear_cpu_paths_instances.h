@@ -49,51 +49,19 @@ void ResizeRowsOnBestPath(const ResizeGeometry& g, const T* images,
 }  // namespace bilinear
 }  // namespace tensorflow_ops
 
-// ResizeRowsOnPath of T images into OutT output on `path` (kBaseline, kAvx2
-// or kAvx512). Used at global scope.
-#define BILINEAR_RESIZE_ON_PATH(path, T, OutT)                               \
-  template void ::tensorflow_ops::bilinear::ResizeRowsOnPath<                \
-      ::tensorflow_ops::bilinear::CpuPath::path, T, OutT>(                   \
-      const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t, \
-      int64_t, OutT*, ::tensorflow_ops::bilinear::OutputStores);
-
+// The forward kernels of T images into every output type, used at global
+// scope: ResizeRowsOnBestPath compiles, with itself, each path it may call
+// (baseline, AVX2, and AVX-512 where kHasAvx512Path), so the set of paths is
+// stated once, there.
 #define BILINEAR_RESIZE_ON_BEST_PATH(T, OutT)                                \
   template void ::tensorflow_ops::bilinear::ResizeRowsOnBestPath<T, OutT>(   \
       const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t, \
       int64_t, OutT*, ::tensorflow_ops::bilinear::OutputStores);
 
-// The paths a build has: baseline everywhere; AVX2 and AVX-512 where
-// bilinear_cpu_features.h has them (GCC on x86-64).
-#if BILINEAR_HAS_AVX2_PATH
-#define BILINEAR_RESIZE_ON_WIDE_PATH(path, T, OutT) BILINEAR_RESIZE_ON_PATH(path, T, OutT)
-#else
-#define BILINEAR_RESIZE_ON_WIDE_PATH(path, T, OutT)
-#endif
-
-// The forward kernels of T images into every output type: the choice of
-// path (ResizeRowsOnBestPath), baseline and AVX2,
-// and AVX-512 where the output is 16-bit (kHasAvx512Path); images of 16 bits
-// add the AVX-512 path of the other outputs with
-// BILINEAR_RESIZE_SIXTEEN_BIT_IMAGES.
-#define BILINEAR_RESIZE_IMAGES(T)                                          \
-  BILINEAR_RESIZE_ON_BEST_PATH(T, ::tensorflow_ops::bilinear::Float16)        \
-  BILINEAR_RESIZE_ON_BEST_PATH(T, ::tensorflow_ops::bilinear::Bfloat16)       \
-  BILINEAR_RESIZE_ON_BEST_PATH(T, float)                                   \
-  BILINEAR_RESIZE_ON_BEST_PATH(T, double)                                  \
-  BILINEAR_RESIZE_ON_PATH(kBaseline, T, ::tensorflow_ops::bilinear::Float16)  \
-  BILINEAR_RESIZE_ON_PATH(kBaseline, T, ::tensorflow_ops::bilinear::Bfloat16) \
-  BILINEAR_RESIZE_ON_PATH(kBaseline, T, float)                             \
-  BILINEAR_RESIZE_ON_PATH(kBaseline, T, double)                            \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, ::tensorflow_ops::bilinear::Float16)  \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, ::tensorflow_ops::bilinear::Bfloat16) \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, float)                            \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx2, T, double)                           \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, ::tensorflow_ops::bilinear::Float16) \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, ::tensorflow_ops::bilinear::Bfloat16)
-
-#define BILINEAR_RESIZE_SIXTEEN_BIT_IMAGES(T)     \
-  BILINEAR_RESIZE_IMAGES(T)                       \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, float) \
-  BILINEAR_RESIZE_ON_WIDE_PATH(kAvx512, T, double)
+#define BILINEAR_RESIZE_IMAGES(T)                                       \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, ::tensorflow_ops::bilinear::Float16)  \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, ::tensorflow_ops::bilinear::Bfloat16) \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, float)                                \
+  BILINEAR_RESIZE_ON_BEST_PATH(T, double)
 
 #endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_CPU_PATHS_INSTANCES_H_

@@ -3,4 +3,4 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths_instances.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 
-BILINEAR_RESIZE_SIXTEEN_BIT_IMAGES(::tensorflow_ops::bilinear::Bfloat16)
+BILINEAR_RESIZE_IMAGES(::tensorflow_ops::bilinear::Bfloat16)
