@@ -9,7 +9,9 @@ says why):
 
 Each layer includes only the layers below it, the TensorFlow-free ones include
 nothing of TensorFlow, Abseil, XLA or Eigen, and no product file (C++ or
-Python) includes or imports a test. Bazel does not check this by itself: a
+Python) includes or imports a test. The template op that tools/new_op.py
+copies (tensorflow_ops/op_template) has the same layers but cc/cpu, and keeps
+to them too, so that every generated op starts layered. Bazel does not check this by itself: a
 header sees every header of its target's dependencies, so a stray include
 would build. This test reads the sources as they are on disk.
 """
@@ -20,6 +22,7 @@ import unittest
 from typing import Dict, List, Tuple
 
 _OP = "tensorflow_ops/my_bilinear"
+_TEMPLATE_OP = "tensorflow_ops/op_template"
 # Folder -> the folders of this op (and outside libraries) it may not include.
 _FORBIDDEN: Dict[str, Tuple[str, ...]] = {
     "cc/cpu": ("cc/math/", "cc/kernels/", "cc/ops/", "cc/tests/",
@@ -39,13 +42,13 @@ def repository_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
-def include_violations(folder: str, source: str, name: str) -> List[str]:
-    """The includes of `source` (the text of file `name` in `folder`, a key of
-    _FORBIDDEN) that reach a layer it may not include."""
+def include_violations(folder: str, source: str, name: str, op: str = _OP) -> List[str]:
+    """The includes of `source` (the text of file `name` in `folder` of op
+    folder `op`, a key of _FORBIDDEN) that reach a layer it may not include."""
     found = []
     for include in _INCLUDE.findall(source):
-        local = include[len(_OP) + 1:] if include.startswith(_OP + "/") else include
-        if include.startswith("tensorflow_ops/") and not include.startswith(_OP + "/"):
+        local = include[len(op) + 1:] if include.startswith(op + "/") else include
+        if include.startswith("tensorflow_ops/") and not include.startswith(op + "/"):
             found.append(f"{name} includes another op's {include}")
             continue
         for prefix in _FORBIDDEN[folder]:
@@ -88,6 +91,20 @@ class LayeringTest(unittest.TestCase):
                     violations += include_violations(folder, handle.read(), name)
                 checked += 1
         self.assertGreater(checked, 40)  # the instances' sources among them
+        self.assertEqual(violations, [])
+
+    def test_the_template_op_includes_downwards_only(self) -> None:
+        root = os.path.join(repository_root(), _TEMPLATE_OP)
+        violations = []
+        checked = 0
+        for folder in _FORBIDDEN:
+            path = os.path.join(root, folder)
+            for name in sorted(os.listdir(path)) if os.path.isdir(path) else []:
+                with open(os.path.join(path, name)) as handle:
+                    violations += include_violations(folder, handle.read(),
+                                                     f"{folder}/{name}", _TEMPLATE_OP)
+                checked += 1
+        self.assertGreater(checked, 10)
         self.assertEqual(violations, [])
 
     def test_python_product_code_imports_no_test(self) -> None:

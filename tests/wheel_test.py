@@ -72,10 +72,13 @@ def _source_tree() -> str:
 
 
 def _declared_op_libraries(workspace: str) -> List[str]:
-    """Every tf_custom_op_library under tensorflow_ops/, read from the BUILD files."""
+    """Every tf_custom_op_library under tensorflow_ops/, read from the BUILD files,
+    but the template op's (tools/new_op.py copies it; the wheel leaves it out)."""
     libraries = []
     for build_file in glob.glob(os.path.join(workspace, "tensorflow_ops", "**", "BUILD"),
                                 recursive=True):
+        if os.path.dirname(build_file).endswith(os.path.join("tensorflow_ops", "op_template")):
+            continue
         with open(build_file) as build:
             names = re.findall(r'tf_custom_op_library\(\s*name\s*=\s*"([^"]+)"',
                                build.read())

@@ -58,12 +58,17 @@ def stage_package(staging_dir: str) -> List[str]:
     return sorted(libraries)
 
 
+# Op folders that build an op library the wheel leaves out: the template op
+# that tools/new_op.py copies (built and tested by //..., never shipped).
+NOT_SHIPPED = ("tensorflow_ops/op_template",)
+
+
 def declared_op_libraries(workspace: str) -> List[str]:
-    """Every tf_custom_op_library under tensorflow_ops/ of the source tree, as
-    paths like tensorflow_ops/my_bilinear/my_bilinear_op.so."""
+    """Every tf_custom_op_library under tensorflow_ops/ of the source tree that
+    the wheel ships, as paths like tensorflow_ops/my_bilinear/my_bilinear_op.so."""
     declared = []
     for folder, _, files in os.walk(os.path.join(workspace, "tensorflow_ops")):
-        if "BUILD" not in files:
+        if "BUILD" not in files or os.path.relpath(folder, workspace) in NOT_SHIPPED:
             continue
         with open(os.path.join(folder, "BUILD")) as build_file:
             names = _OP_LIBRARY_RULE.findall(build_file.read())

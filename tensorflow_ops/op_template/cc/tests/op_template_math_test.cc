@@ -1,22 +1,17 @@
-"""The C++ test tools/new_op.py writes into an op folder: the TensorFlow-free
-math against a plain reference, and with --grad its adjoint. Templates filled
-by tools/new_op_cc.py (OpNames.fill)."""
-
-MATH_TEST = """\
-// Standalone test of the TensorFlow-free $Op math (no TensorFlow, no gtest):
-// lengths 0 to 9, float and double, each split into two ranges as the CPU
-// kernel's threads split it, against a plain double reference, with canaries
-// around the output that must survive (a write out of bounds would overwrite
-// them).
+// Standalone test of the TensorFlow-free math of OpTemplate (no TensorFlow, no
+// gtest): lengths 0 to 9, float and double, each split into two ranges as the
+// CPU kernel's threads split it, against a plain double reference, with
+// canaries around the output that must survive (a write out of bounds would
+// overwrite them).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
-#include "$folder/cc/kernels/$name.h"
+#include "tensorflow_ops/op_template/cc/math/op_template_ranges.h"
 
 namespace tensorflow_ops {
-namespace $name {
+namespace op_template {
 namespace {
 
 constexpr int64_t kGuard = 8;
@@ -24,7 +19,14 @@ constexpr double kCanary = -12345.0;
 
 // TODO(you): your op's math, written plainly in double.
 double Reference(double x, double scale) { return scale * x; }
-$grad_reference
+// --grad: begin
+
+// TODO(you): the derivative of your math, written plainly in double.
+double GradReference(double grad, double /*x*/, double scale) {
+  return scale * grad;
+}
+// --grad: end
+
 // Relative error of one rounding to T, with room for a few operations.
 template <typename T>
 double Tolerance() {
@@ -61,16 +63,30 @@ int CheckLengths(const char* type_name) {
       std::vector<T> x(size);
       for (int64_t i = 0; i < size; ++i) x[i] = static_cast<T>(0.75 * i - 3.0);
       auto range = [&](int64_t begin, int64_t end, T* out) {
-        ${Op}Range(x.data(), scale, begin, end, out);
+        OpTemplateRange(x.data(), scale, begin, end, out);
       };
       std::vector<T> y;
       bool ok = RunInTwoRanges<T>(size, range, &y);
       for (int64_t i = 0; i < size; ++i) {
         ok = ok && Close(y[i], Reference(x[i], scale), Tolerance<T>());
       }
-$grad_check
+      // --grad: begin
+      std::vector<T> grads(size);
+      for (int64_t i = 0; i < size; ++i) {
+        grads[i] = static_cast<T>(1.5 - 0.5 * i);
+      }
+      auto grad_range = [&](int64_t begin, int64_t end, T* out) {
+        OpTemplateGradRange(grads.data(), x.data(), scale, begin, end, out);
+      };
+      std::vector<T> x_grad;
+      ok = RunInTwoRanges<T>(size, grad_range, &x_grad) && ok;
+      for (int64_t i = 0; i < size; ++i) {
+        ok = ok && Close(x_grad[i], GradReference(grads[i], x[i], scale),
+                         Tolerance<T>());
+      }
+      // --grad: end
       if (!ok) {
-        std::printf("FAIL %s size %lld scale %g\\n", type_name,
+        std::printf("FAIL %s size %lld scale %g\n", type_name,
                     static_cast<long long>(size), scale);
         ++failures;
       }
@@ -80,36 +96,13 @@ $grad_check
 }
 
 }  // namespace
-}  // namespace $name
+}  // namespace op_template
 }  // namespace tensorflow_ops
 
 int main() {
-  using tensorflow_ops::${name}::CheckLengths;
+  using tensorflow_ops::op_template::CheckLengths;
   const int failures =
       CheckLengths<float>("float") + CheckLengths<double>("double");
-  std::printf("%s\\n", failures == 0 ? "PASS" : "FAILED");
+  std::printf("%s\n", failures == 0 ? "PASS" : "FAILED");
   return failures == 0 ? 0 : 1;
 }
-"""
-
-GRAD_REFERENCE = """
-// TODO(you): the derivative of your math, written plainly in double.
-double GradReference(double grad, double /*x*/, double scale) {
-  return scale * grad;
-}
-"""
-
-GRAD_CHECK = """\
-      std::vector<T> grads(size);
-      for (int64_t i = 0; i < size; ++i) {
-        grads[i] = static_cast<T>(1.5 - 0.5 * i);
-      }
-      auto grad_range = [&](int64_t begin, int64_t end, T* out) {
-        ${OpGrad}Range(grads.data(), x.data(), scale, begin, end, out);
-      };
-      std::vector<T> x_grad;
-      ok = RunInTwoRanges<T>(size, grad_range, &x_grad) && ok;
-      for (int64_t i = 0; i < size; ++i) {
-        ok = ok && Close(x_grad[i], GradReference(grads[i], x[i], scale),
-                         Tolerance<T>());
-      }"""

@@ -1,0 +1,63 @@
+// OpTemplateGrad's GPU functor, which launches the kernel of
+// op_template_gpu_kernels.cu.h on TensorFlow's stream, and its GPU kernels.
+// The checks are the CPU kernels' own (OpTemplateGradOp in op_template_op.h).
+#if GOOGLE_CUDA
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/tensor.h"
+#include "tensorflow/core/util/gpu_kernel_helper.h"
+#include "tensorflow_ops/op_template/cc/kernels/op_template_op.h"
+#include "tensorflow_ops/op_template/cc/math/op_template_elements.h"
+#include "tensorflow_ops/op_template/cc/math/op_template_gpu_kernels.cu.h"
+
+namespace tensorflow_ops {
+
+using GpuDevice = Eigen::GpuDevice;
+
+namespace functor {
+
+template <typename T>
+struct OpTemplateGrad<GpuDevice, T> {
+  absl::Status operator()(tensorflow::OpKernelContext* context, float scale,
+                          const tensorflow::Tensor& grads,
+                          const tensorflow::Tensor& x,
+                          tensorflow::Tensor* x_grad) const {
+    const int64_t count = x_grad->NumElements();
+    const op_template::LaunchGrid grid = op_template::GridFor(count);
+    const absl::Status launched = tensorflow::GpuLaunchKernel(
+        op_template::OpTemplateGradKernel<T>, static_cast<int>(grid.blocks),
+        static_cast<int>(grid.threads_per_block), 0,
+        context->eigen_device<GpuDevice>().stream(), grads.flat<T>().data(),
+        x.flat<T>().data(), scale, count, grid, x_grad->flat<T>().data());
+    if (launched.ok()) return launched;
+    return absl::InternalError(
+        absl::StrCat("OpTemplateGrad: launching the GPU kernel failed: ",
+                     launched.message()));
+  }
+};
+
+}  // namespace functor
+
+namespace {
+
+using ::tensorflow::DEVICE_GPU;
+using ::tensorflow::register_kernel::Name;
+
+#define REGISTER_OP_TEMPLATE_GRAD_GPU(T)                                \
+  REGISTER_KERNEL_BUILDER(                                              \
+      Name("OpTemplateGrad").Device(DEVICE_GPU).TypeConstraint<T>("T"), \
+      OpTemplateGradOp<GpuDevice, T>);
+
+REGISTER_OP_TEMPLATE_GRAD_GPU(float);
+REGISTER_OP_TEMPLATE_GRAD_GPU(double);
+
+#undef REGISTER_OP_TEMPLATE_GRAD_GPU
+
+}  // namespace
+}  // namespace tensorflow_ops
+
+#endif  // GOOGLE_CUDA
