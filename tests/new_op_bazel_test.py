@@ -1,21 +1,27 @@
-"""Generates two ops into a copy of the workspace and builds and tests them there.
+"""Generates every variant of the template op into a copy of the workspace, and
+builds and tests them there.
 
 The copy holds the workspace's files as git sees them (tracked, and untracked
 but not ignored) and its .tf_configure.bazelrc. tools/new_op.py writes one op
-with --grad and one with --gpu --grad; one nested Bazel run (its own output
-root under TEST_TMPDIR, shut down and removed at the end) then runs every
-generated test of both, in the configuration this test was built in: under
+with no flags, one with --grad, one with --gpu and one with --gpu --grad; one
+nested Bazel run (its own output root under TEST_TMPDIR, shut down and removed
+at the end) builds all four and runs the smallest tests that prove each works:
+the unit tests of the op and of its math, and the GPU grid test and the GPU
+test where there are GPU kernels (the property tests, which only the template's
+parts make up, run for the --gpu --grad op alone). It runs in the
+configuration this test was built in: under
 --config=cuda the BUILD file passes `--cuda_build_defs=` the build's CUDA facts,
 and the nested run compiles the GPU kernels with nvcc for the same compute
 capabilities.
 `bazel test //...` stays CPU-only (nvcc would add about 25 s to it); .ci/run's
 CUDA step runs this test again with --config=cuda. The same server then checks
 that the wheel's and the fuzzer's op lists took the new packages in, and the
-vendoring tool must accept both folders; under --config=cuda a child Python
-finds the GPU kernels of the --gpu op registered.
+vendoring tool must accept every folder; under --config=cuda a child Python
+finds GPU kernels registered by the --gpu ops' libraries and by no other.
 """
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -28,8 +34,15 @@ import unittest
 
 # The workspace as it is on disk (the test is tagged "external": never cached).
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-CPU_OP = "scaled_copy"       # --grad
-GPU_OP = "scaled_copy_gpu"   # --gpu --grad
+# Each generated op, with its flags and the tests the nested run runs.
+VARIANTS = {
+    "plain_copy": ([], ["ops_test", "math_test"]),
+    "copy_with_grad": (["--grad"], ["ops_test", "math_test"]),
+    "copy_on_gpu": (["--gpu"], ["ops_test", "math_test", "gpu_grid_test", "gpu_test"]),
+    "copy_on_gpu_with_grad": (["--gpu", "--grad"],
+                              ["ops_test", "property_test", "math_test", "gpu_grid_test",
+                               "gpu_test"]),
+}
 CUDA_FLAG = "--cuda_build_defs="
 # Prints which op libraries register a GPU kernel.
 _GPU_KERNELS = """
@@ -96,35 +109,34 @@ class NewOpBazelTest(unittest.TestCase):
         self.assertEqual(tool.returncode, 0, tool.stdout + tool.stderr)
 
     def test_generated_ops_build_and_pass_their_tests(self):
-        self.new_op(CPU_OP, "--grad")
-        self.new_op(GPU_OP, "--gpu", "--grad")
+        for package, (flags, _) in VARIANTS.items():
+            self.new_op(package, *flags)
         config = self.config
         cuda = bool(config)
-        packages = [f"//tensorflow_ops/{CPU_OP}/...", f"//tensorflow_ops/{GPU_OP}/..."]
+        targets = [f"//tensorflow_ops/{package}:{package}_{test}"
+                   for package, (_, tests) in VARIANTS.items() for test in tests]
 
         start = time.monotonic()
         run = self.bazel("test", "--color=no", "--curses=no", "--test_output=errors",
-                         "--test_summary=short",
-                         *config, *packages)
-        print(f"nested bazel test {' '.join(config + packages)}: "
+                         "--test_summary=short", *config, *targets)
+        print(f"nested bazel test of {len(targets)} targets {' '.join(config)}: "
               f"{time.monotonic() - start:.0f} s")
         self.assertEqual(run.returncode, 0, run.stdout[-4000:] + run.stderr[-8000:])
         log = run.stdout + run.stderr
-        for package, tests in (
-                (CPU_OP, ["ops_test", "property_test", "math_test"]),
-                (GPU_OP, ["ops_test", "property_test", "math_test", "gpu_grid_test",
-                          "gpu_test"])):
-            for test in tests:
-                self.assertRegex(log, rf"//tensorflow_ops/{package}:{package}_{test}\s+PASSED")
+        for target in targets:
+            self.assertRegex(log, rf"{target}\s+PASSED")
         if cuda:
-            self.assertIn(f"nvcc tensorflow_ops/{GPU_OP}/cc/kernels/{GPU_OP}_op_gpu.cu.cc",
-                          log)
+            for package, (flags, _) in VARIANTS.items():
+                for source in ("op_gpu", "grad_op_gpu"):
+                    nvcc = f"nvcc tensorflow_ops/{package}/cc/kernels/{package}_{source}.cu.cc"
+                    wanted = "--gpu" in flags and (source == "op_gpu" or "--grad" in flags)
+                    self.assertEqual(nvcc in log, wanted, nvcc)
 
         # The wheel and the fuzzer take the new packages with nothing edited by hand.
         query = self.bazel("cquery", *config,
                            "deps(//tensorflow_ops:all_ops, 1) + deps(//tests/fuzz:op_calls, 1)")
         self.assertEqual(query.returncode, 0, query.stderr[-4000:])
-        for package in (CPU_OP, GPU_OP):
+        for package in VARIANTS:
             self.assertIn(f"//tensorflow_ops/{package}:{package}_py", query.stdout)
 
         # The vendoring tool takes them as they are (a plan, nothing written).
@@ -132,7 +144,7 @@ class NewOpBazelTest(unittest.TestCase):
         os.makedirs(os.path.join(tree, "tensorflow"))
         for marker in ("WORKSPACE", "tensorflow/tensorflow.bzl"):
             open(os.path.join(tree, marker), "w").close()
-        for package in (CPU_OP, GPU_OP):
+        for package in VARIANTS:
             vendor = subprocess.run(
                 [sys.executable, "tools/vendor_into_tf.py", "--tf-source", tree,
                  "--op", f"tensorflow_ops/{package}", "--dry-run"],
@@ -143,21 +155,22 @@ class NewOpBazelTest(unittest.TestCase):
             self.check_gpu_kernels_registered(config)
 
     def check_gpu_kernels_registered(self, config: List[str]) -> None:
-        """The --gpu op's library registers GPU kernels, the other one none
-        (a CPU-only build has none to check, so //... skips this TensorFlow
+        """The --gpu ops' libraries register GPU kernels, the others none (a
+        CPU-only build has none to check, so //... skips this TensorFlow
         start)."""
         bin_dir = self.bazel("info", *config, "bazel-bin").stdout.strip()
         libraries = []
-        for package in (CPU_OP, GPU_OP):
+        wanted = {}
+        for package, (flags, _) in VARIANTS.items():
             op_name = "".join(word.capitalize() for word in package.split("_"))
+            wanted[op_name] = "--gpu" in flags
             libraries += [os.path.join(bin_dir, "tensorflow_ops", package,
                                        f"{package}_op.so"), op_name]
         probe = subprocess.run([sys.executable, "-c", _GPU_KERNELS, *libraries],
                                capture_output=True, text=True, check=False,
                                env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
         self.assertEqual(probe.returncode, 0, probe.stderr[-4000:])
-        self.assertEqual(probe.stdout.strip().splitlines()[-1],
-                         '{"ScaledCopy": false, "ScaledCopyGpu": true}')
+        self.assertEqual(json.loads(probe.stdout.strip().splitlines()[-1]), wanted)
 
 if __name__ == "__main__":
     build_defs = [a[len(CUDA_FLAG):] for a in sys.argv[1:] if a.startswith(CUDA_FLAG)]

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Generates a new op folder that builds and passes its tests as it is.
+"""Generates a new op folder, copied from the template op, that builds and
+passes its tests as it is.
 
     python3 tools/new_op.py scale_rows                # ScaleRows: CPU kernel
     python3 tools/new_op.py scale_rows --grad         # and the gradient op ScaleRowsGrad
     python3 tools/new_op.py scale_rows --gpu --grad   # and GPU kernels of both
     bazel test //tensorflow_ops/scale_rows/...
 
-The op is a real, simple one, an element-wise scaled copy y = scale * x, laid
-out like MyBilinear: REGISTER_OP with a shape function, a TensorFlow-free math
-header and its C++ test, thin CPU (and GPU) kernels, the Python wrapper with
-its NumPy reference, unit and property tests. `TODO(you)` marks where your
+The template, tensorflow_ops/op_template, is a real op that //... builds and
+tests: an element-wise scaled copy y = scale * x, laid out like MyBilinear.
+This tool copies it, keeps the --grad and --gpu parts only where asked, and
+renames everything (tools/new_op_template.py). `TODO(you)` marks where your
 op's math, shapes and checks go. The package is added to
 tensorflow_ops/op_packages.bzl, so the wheel, the fuzzer and `bazel test //...`
 pick it up with nothing edited by hand.
@@ -29,6 +30,7 @@ import json
 import keyword
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tokenize
@@ -37,10 +39,8 @@ from typing import Dict, List, Optional, Set
 if __package__ in (None, ""):  # run as a script: make `tools` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tools import new_op_cc  # pylint: disable=wrong-import-position
-from tools import new_op_gpu  # pylint: disable=wrong-import-position
 from tools import new_op_names  # pylint: disable=wrong-import-position
-from tools import new_op_python  # pylint: disable=wrong-import-position
+from tools import new_op_template  # pylint: disable=wrong-import-position
 
 # `bazel run` starts the tool in its runfiles; it writes into the workspace.
 WORKSPACE_ROOT = (os.environ.get("BUILD_WORKSPACE_DIRECTORY") or
@@ -76,8 +76,6 @@ _CC_KEYWORDS = frozenset("""
     union unsigned using virtual void volatile wchar_t while xor xor_eq
     std absl tensorflow tensorflow_ops eigen errno assert linux unix
     """.split())
-# Stands for the name while the templates are scanned for the names they use.
-_PLACEHOLDER = "zqxplaceholder"
 
 
 class Refusal(Exception):
@@ -170,31 +168,45 @@ def _code_identifiers(path: str, text: str) -> Set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
 
 
-def template_identifiers() -> Set[str]:
-    """The names the generated code uses whatever the op is called (modules,
+def template_identifiers(workspace: str) -> Set[str]:
+    """The names the template's code uses whatever the op is called (modules,
     locals, attrs, C++ types): an op named like one of them would shadow it."""
-    names = new_op_names.OpNames(_PLACEHOLDER, _PLACEHOLDER, gpu=True, grad=True)
     used = set()
-    for path, text in op_files(names).items():
-        used |= _code_identifiers(path, text)
-    return {name for name in used if _PLACEHOLDER not in name.lower()}
+    for relative in new_op_template.template_files(workspace):
+        path = os.path.join(workspace, new_op_template.TEMPLATE_FOLDER, relative)
+        with open(path, encoding="utf-8") as source:
+            used |= _code_identifiers(relative, source.read())
+    return {name for name in used if not new_op_template.LEFTOVER.search(name)}
 
 
-def shadowing_problem(name: str) -> str:
+def clang_format_path(workspace: str) -> str:
+    """The clang-format of requirements.txt: beside the Python with TensorFlow
+    (the workspace's .venv), else the one on PATH."""
+    python = tensorflow_python(workspace)
+    candidates = [os.path.join(os.path.dirname(python), "clang-format")] if python else []
+    candidates.append(shutil.which("clang-format") or "")
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise Refusal("no clang-format to format the generated C++ with (requirements.txt "
+                  "pins it); run `python3 configure.py` first")
+
+
+def shadowing_problem(name: str, workspace: str) -> str:
     """Why `name` would break the generated code; empty if it would not."""
     if name in _CC_KEYWORDS:
         return (f"{name!r} is a C++ keyword or a namespace or macro the generated "
                 "C++ uses")
     if name in dir(builtins):
         return f"{name!r} is a Python builtin that the generated code may use"
-    if name in template_identifiers():
+    if name in template_identifiers(workspace):
         return f"{name!r} is a name the generated code already uses for something else"
     return ""
 
 
 def check(names: new_op_names.OpNames, workspace: str) -> None:
     """Raises Refusal if the op cannot be generated as asked."""
-    problem = shadowing_problem(names.name)
+    problem = shadowing_problem(names.name, workspace)
     if problem:
         raise Refusal(problem + "; choose another name")
     folder = os.path.join(workspace, names.folder)
@@ -215,19 +227,18 @@ def check(names: new_op_names.OpNames, workspace: str) -> None:
                       "choose another name")
 
 
-def op_files(names: new_op_names.OpNames) -> Dict[str, str]:
-    """Every file of the op folder, by path in it."""
-    files = dict(new_op_cc.cc_files(names))
-    if names.gpu:
-        files.update(new_op_gpu.gpu_files(names))
-    files.update(new_op_python.python_files(names))
-    return files
+def op_files(names: new_op_names.OpNames, workspace: str) -> Dict[str, str]:
+    """Every file of the op folder, by path in it, copied from the template."""
+    try:
+        return new_op_template.op_files(names, workspace, clang_format_path(workspace))
+    except new_op_template.TemplateError as error:
+        raise Refusal(str(error)) from error
 
 
 def generate(names: new_op_names.OpNames, workspace: str) -> List[str]:
     """Writes the op folder and registers the package; returns the files
     written, relative to the workspace. Call check() first."""
-    files = op_files(names)
+    files = op_files(names, workspace)
     folder = os.path.join(workspace, names.folder)
     os.makedirs(folder)  # fails if it appeared since check()
     written = []
@@ -293,7 +304,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"Next:\n  bazel test //{names.folder}/..."
           + ("\n  bazel test --config=cuda //{names.folder}/...   # GPU kernels, "
              "where nvcc exists".format(names=names) if names.gpu else "")
-          + f'\n  grep -rn "TODO(you)" {names.folder}   # where your op goes')
+          + f'\n  grep -rn "TODO(you)" {names.folder}   # where your op goes'
+          + f"\n{names.folder}/README.md walks through the files.")
     return 0
 
 

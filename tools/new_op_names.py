@@ -9,8 +9,6 @@ the generated functions by name.
 import dataclasses
 import keyword
 import re
-import string
-from typing import Dict
 
 # Lower-case words of letters and digits joined by single underscores, each
 # word starting with a letter (TensorFlow would drop the underscore before a
@@ -73,29 +71,3 @@ class OpNames:
     @property
     def folder(self) -> str:
         return f"tensorflow_ops/{self.package}"
-
-    def substitutions(self) -> Dict[str, str]:
-        """The $-placeholders of the templates."""
-        upper = self.name.upper()
-        return {
-            "package": self.package,
-            "name": self.name,
-            "Op": self.op,
-            "OpGrad": self.grad_op,
-            "NAME": upper,
-            "folder": self.folder,
-            "guard": f"TENSORFLOW_OPS_{self.package.upper()}_CC_KERNELS_{upper}",
-            "HOST_DEVICE": f"{upper}_HOST_DEVICE",
-            # Spaces as wide as a name, to align what follows it on the next line.
-            "_name": " " * len(self.name),
-            "_Op": " " * len(self.op),
-            "_OpGrad": " " * len(self.grad_op),
-        }
-
-    def fill(self, template: str, **parts: str) -> str:
-        """`template` with the optional `parts` (text for $part placeholders,
-        which may hold placeholders themselves) and then the names filled in."""
-        # Twice, since a part may hold the placeholder of another.
-        for key, value in list(parts.items()) * 2:
-            template = template.replace(f"${{{key}}}", value).replace(f"${key}", value)
-        return string.Template(template).substitute(self.substitutions())

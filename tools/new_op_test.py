@@ -1,6 +1,6 @@
 """Fast tests of tools/new_op.py: names, refusals, no overwriting, the registry
-edit, and the text of what it generates (tests/new_op_bazel_test.py builds and
-tests a generated op with Bazel).
+edit, the template's markers and formatting, and what it generates from the
+template (tests/new_op_bazel_test.py builds and tests every variant with Bazel).
 
 Each test writes into a small stand-in workspace in a temporary folder; only
 the TensorFlow name check runs TensorFlow (in a child process, as the tool does).
@@ -9,6 +9,7 @@ the TensorFlow name check runs TensorFlow (in a child process, as the tool does)
 import contextlib
 import io
 import os
+import re
 import shutil
 import tempfile
 import unittest
@@ -17,6 +18,7 @@ from unittest import mock
 from tools import build_file_reader
 from tools import new_op
 from tools import new_op_names
+from tools import new_op_template
 from tools import tf_macros
 
 # The workspace as it is on disk (the test is tagged "external": never cached).
@@ -29,6 +31,13 @@ OP_PACKAGES = [
     "zero_out",
 ]
 '''
+
+
+def _copy_template(workspace: str) -> None:
+    """The workspace's template op, into the stand-in workspace `workspace`."""
+    shutil.copytree(os.path.join(WORKSPACE, new_op_template.TEMPLATE_FOLDER),
+                    os.path.join(workspace, new_op_template.TEMPLATE_FOLDER),
+                    ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def _snapshot(folder: str) -> dict:
@@ -102,6 +111,8 @@ class RegistryTest(unittest.TestCase):
         declared = []
         for package in sorted(os.listdir(os.path.join(WORKSPACE, "tensorflow_ops"))):
             build = os.path.join(WORKSPACE, "tensorflow_ops", package, "BUILD")
+            if package == new_op_template.TEMPLATE_PACKAGE:
+                continue  # built and tested, never shipped nor fuzzed
             if os.path.isfile(build) and any(
                     call.kind == "tf_custom_op_library"
                     for call in build_file_reader.read_build_file(build).calls):
@@ -135,6 +146,7 @@ class ToolTest(unittest.TestCase):
                                "zero_out_ops.cc"), "w") as ops_file:
             ops_file.write('REGISTER_OP("ZeroOut")\n    .Input("x: T");\n'
                            'REGISTER_OP(\n    "TakenGrad");\n')
+        _copy_template(self.workspace)
         patcher = mock.patch.object(
             new_op, "tensorflow_ops_registered",
             side_effect=lambda names, _: [n for n in names if n in ("Relu", "Relu6")])
@@ -215,16 +227,18 @@ class ToolTest(unittest.TestCase):
         folder = os.path.join(self.workspace, "tensorflow_ops", "scale_by")
         written = sorted(_snapshot(folder))
         self.assertEqual(written, sorted([
-            "BUILD", "__init__.py",
+            "BUILD", "README.md", "__init__.py",
             "cc/ops/scale_by_ops.cc",
-            "cc/kernels/scale_by.h", "cc/kernels/scale_by_math_test.cc",
+            "cc/kernels/scale_by_op.h", "cc/kernels/scale_by_op.cc",
+            "cc/kernels/scale_by_grad_op.cc", "cc/kernels/scale_by_op_gpu.cu.cc",
+            "cc/kernels/scale_by_grad_op_gpu.cu.cc",
             "cc/kernels/scale_by_validation.h", "cc/kernels/scale_by_validation.cc",
-            "cc/kernels/scale_by_op.cc", "cc/kernels/scale_by_grad_op.cc",
-            "cc/kernels/scale_by_gpu_grid.h", "cc/kernels/scale_by_op_gpu.cu.cc",
-            "cc/kernels/scale_by_gpu_grid_test.cc",
+            "cc/math/scale_by_elements.h", "cc/math/scale_by_ranges.h",
+            "cc/math/scale_by_gpu_kernels.cu.h",
+            "cc/tests/scale_by_math_test.cc", "cc/tests/scale_by_gpu_grid_test.cc",
             "python/__init__.py", "python/scale_by_ops.py",
-            "python/scale_by_reference.py", "python/scale_by_ops_test.py",
-            "python/scale_by_property_test.py", "python/scale_by_gpu_test.py"]))
+            "python/tests/scale_by_reference.py", "python/tests/scale_by_ops_test.py",
+            "python/tests/scale_by_property_test.py", "python/tests/scale_by_gpu_test.py"]))
         with open(os.path.join(self.workspace, new_op.REGISTRY)) as registry:
             self.assertEqual(registry.read(),
                              new_op.add_to_registry(REGISTRY_TEXT, "scale_by"))
@@ -253,39 +267,112 @@ class TensorFlowNameTest(unittest.TestCase):
         self.assertEqual(registered, ["Relu", "Queue"])
 
 
-class GeneratedTextTest(unittest.TestCase):
-    """What the tool writes for every combination of flags, without Bazel."""
+class TemplateTest(unittest.TestCase):
+    """The template op's markers and formatting, and what the tool makes of it
+    for every combination of flags, without Bazel."""
 
-    def generated(self, name: str, gpu: bool, grad: bool) -> dict:
-        return new_op.op_files(new_op_names.OpNames(name, name, gpu=gpu, grad=grad))
+    VARIANTS = [(gpu, grad) for gpu in (False, True) for grad in (False, True)]
+    MARKER_TEXT = re.compile(r"--grad: |--gpu: |template only")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.clang_format = new_op.clang_format_path(WORKSPACE)
+        cls.template = {}
+        for relative in new_op_template.template_files(WORKSPACE):
+            with open(os.path.join(WORKSPACE, new_op_template.TEMPLATE_FOLDER, relative),
+                      encoding="utf-8") as source:
+                cls.template[relative] = source.read()
+
+    def generated(self, name: str, gpu: bool, grad: bool, package: str = "") -> dict:
+        names = new_op_names.OpNames(package or name, name, gpu=gpu, grad=grad)
+        return new_op_template.op_files(names, WORKSPACE, self.clang_format)
+
+    def test_the_template_is_formatted_as_clang_format_would(self):
+        for path, text in self.template.items():
+            if new_op_template.is_cc(path):
+                with self.subTest(path=path):
+                    formatted = new_op_template.clang_format(self.clang_format, path, text)
+                    self.assertEqual(text, formatted, f"{path}: run clang-format "
+                                     "--style=Google -i on it")
+
+    def test_every_optional_part_is_in_the_template(self):
+        for flag in ("--grad", "--gpu"):
+            marked = [path for path, text in self.template.items()
+                      if f"{flag}: begin" in text]
+            self.assertGreaterEqual(len(marked), 3, flag)
+            self.assertTrue(any(new_op_template.file_flags(path) == {flag}
+                                for path in self.template), flag)
+
+    def test_unpaired_markers_are_refused(self):
+        for text, message in (("a\n// --grad: begin\nb\n", "never closed"),
+                              ("a\n# --gpu: end\n", "closes no"),
+                              ("// --grad: begin\n// --gpu: end\n", "closes no")):
+            with self.assertRaisesRegex(new_op_template.TemplateError, message):
+                new_op_template.keep_parts(text, frozenset(), "f.cc")
+
+    def test_a_name_as_long_as_the_templates_gives_back_the_template(self):
+        # resize_rows, ResizeRows and RESIZE_ROWS are as long as op_template,
+        # OpTemplate and OP_TEMPLATE: clang-format moves nothing, so renaming
+        # back must give the template without its markers, byte for byte.
+        files = self.generated("resize_rows", gpu=True, grad=True)
+        self.assertEqual(len(files), len(self.template))
+        everything = frozenset({"--grad", "--gpu"})
+        for relative, text in self.template.items():
+            with self.subTest(path=relative):
+                path = relative.replace("op_template", "resize_rows")
+                back = (files[path].replace("resize_rows", "op_template")
+                        .replace("ResizeRows", "OpTemplate")
+                        .replace("RESIZE_ROWS", "OP_TEMPLATE"))
+                self.assertEqual(back, new_op_template.keep_parts(text, everything, relative))
 
     def test_every_variant_is_complete_and_reads_like_code(self):
-        for gpu in (False, True):
-            for grad in (False, True):
-                for name in ("my_op", "scale_by", "resample_rows"):
-                    with self.subTest(name=name, gpu=gpu, grad=grad):
-                        self.check_variant(name, self.generated(name, gpu, grad), grad)
+        for gpu, grad in self.VARIANTS:
+            for name, package in (("my_op", ""), ("resample_feature_rows", ""),
+                                  ("scale_by", "scaling")):
+                with self.subTest(name=name, gpu=gpu, grad=grad):
+                    files = self.generated(name, gpu, grad, package)
+                    self.check_variant(new_op_names.OpNames(
+                        package or name, name, gpu=gpu, grad=grad), files)
 
-    def check_variant(self, name: str, files: dict, grad: bool):
+    def check_variant(self, names: new_op_names.OpNames, files: dict):
+        wanted = {relative.replace("op_template", names.name)
+                  for relative in self.template
+                  if new_op_template.file_flags(relative) <= new_op_template.flags(names)}
+        self.assertEqual(set(files), wanted)
         for path, text in files.items():
-            self.assertNotIn("$", text, path)  # no placeholder left
+            self.assertIsNone(new_op_template.LEFTOVER.search(text), path)
+            self.assertIsNone(self.MARKER_TEXT.search(text), path)
             self.assertTrue(text == "" or text.endswith("\n") and not text.endswith("\n\n"),
                             path)
-            width = 80 if path.endswith((".cc", ".h")) else 90
-            long_lines = [line for line in text.splitlines() if len(line) > width]
-            self.assertEqual(long_lines, [], path)
+            self.assertNotIn("\n\n\n\n", text, path)
             self.assertEqual([line for line in text.splitlines() if line != line.rstrip()],
                              [], path)
+            if new_op_template.is_cc(path):
+                self.assertNotIn("\n\n\n", text, path)
+                self.assertEqual(new_op_template.clang_format(self.clang_format, path, text),
+                                 text, path)
             if path.endswith(".py"):
                 compile(text, path, "exec")
-        self.assertIn("TODO(you)", files[f"cc/kernels/{name}.h"])
-        self.assertIn("TODO(you)", files[f"python/{name}_reference.py"])
-        wrapper = files[f"python/{name}_ops.py"]
-        op_name = new_op_names.camel_case(name)
-        self.assertEqual(f'\n@tf.RegisterGradient("{op_name}")\n' in wrapper, grad)
+                self.assertEqual([line for line in text.splitlines() if len(line) > 100],
+                                 [], path)
+            # What was not asked for is gone, not just unused.
+            if not names.grad:
+                self.assertNotIn(names.grad_op, text, path)
+                self.assertNotIn(f"{names.name}_grad", text, path)
+            if not names.gpu:
+                self.assertIsNone(re.search(r"gpu_srcs|GpuDevice|__global__|_gpu_", text),
+                                  path)
+        self.assertIn("TODO(you)", files[f"cc/math/{names.name}_elements.h"])
+        self.assertIn("TODO(you)", files[f"python/tests/{names.name}_reference.py"])
+        wrapper = files[f"python/{names.name}_ops.py"]
+        self.assertEqual(f'\n@tf.RegisterGradient("{names.op}")\n' in wrapper, names.grad)
+        self.assertIn(f'"//{names.folder}:{names.name}_op.so"', wrapper)
+        self.assertIn(f"from tensorflow_ops.{names.package}.python import {names.name}_ops\n",
+                      files["__init__.py"])
         # The BUILD file names only files that exist, and passes TensorFlow's
         # macros only arguments they accept.
         build = build_file_reader.read_build_file_text(files["BUILD"])
+        self.assertIn(f"{names.package}_py", [call.name for call in build.calls])
         for call in build.calls:
             for argument, value in call.kwargs.items():
                 if argument not in ("srcs", "hdrs", "gpu_srcs"):
