@@ -160,6 +160,8 @@ def tensorflow_ops_registered(names: List[str], workspace: str) -> List[str]:
 
 def _code_identifiers(path: str, text: str) -> Set[str]:
     """The identifiers of generated code, outside comments and strings."""
+    if path.endswith(".md"):
+        return set()  # prose, not code
     if path.endswith(".py") or os.path.basename(path) == "BUILD":  # Starlark too
         tokens = tokenize.generate_tokens(io.StringIO(text).readline)
         return {token.string for token in tokens if token.type == tokenize.NAME}
@@ -199,8 +201,14 @@ def shadowing_problem(name: str, workspace: str) -> str:
                 "C++ uses")
     if name in dir(builtins):
         return f"{name!r} is a Python builtin that the generated code may use"
-    if name in template_identifiers(workspace):
+    used = template_identifiers(workspace)
+    if name in used:
         return f"{name!r} is a name the generated code already uses for something else"
+    camel = new_op_names.camel_case(name)
+    for spelling in (camel, camel + "Grad"):
+        if spelling in used:
+            return (f"{name!r} gives {spelling}, a name the generated C++ already uses "
+                    "for something else")
     return ""
 
 

@@ -36,6 +36,10 @@ _MARKER = re.compile(
 # The words after the op's name in a file name that make the file optional.
 _FILE_PARTS = {"grad": "--grad", "gpu": "--gpu"}
 _CC_SUFFIXES = (".h", ".cc")
+# Stand-ins for the package while the op's names are replaced.
+_PACKAGE, _UPPER_PACKAGE = "\0package\0", "\0PACKAGE\0"
+# Names with nothing of the template's in them, to look for leftovers with.
+_PROBE = new_op_names.OpNames("zqpackage", "zqname", gpu=True, grad=True)
 # Anything left of the template's names after renaming, in any spelling.
 LEFTOVER = re.compile(r"op_?template", re.IGNORECASE)
 
@@ -99,16 +103,19 @@ def rename(text: str, names: new_op_names.OpNames) -> str:
     """`text` with every spelling of the template's names replaced by the new
     op's: the package in paths, labels, modules and header guards first, then
     the op's own name in CamelCase, UPPER_CASE and snake_case."""
-    package, upper_package = names.package, names.package.upper()
+    # The package goes in as a stand-in first, so that the op's renames below
+    # cannot touch a package whose name holds the template's (loop_templates).
     text = re.sub(r"\btensorflow_ops([/.])" + TEMPLATE_PACKAGE + r"\b",
-                  lambda match: f"tensorflow_ops{match.group(1)}{package}", text)
+                  lambda match: f"tensorflow_ops{match.group(1)}{_PACKAGE}", text)
     text = text.replace(f"TENSORFLOW_OPS_{TEMPLATE_PACKAGE.upper()}_",
-                        f"TENSORFLOW_OPS_{upper_package}_")
+                        f"TENSORFLOW_OPS_{_UPPER_PACKAGE}_")
     # The op package's py_library is <package>_py (tensorflow_ops/op_packages.bzl).
-    text = re.sub(rf"\b{TEMPLATE_PACKAGE}_py\b", f"{package}_py", text)
+    text = re.sub(rf"\b{TEMPLATE_PACKAGE}_py\b", f"{_PACKAGE}_py", text)
     text = text.replace(TEMPLATE_OP, names.op)
     text = text.replace(TEMPLATE_PACKAGE.upper(), names.name.upper())
-    return text.replace(TEMPLATE_PACKAGE, names.name)
+    text = text.replace(TEMPLATE_PACKAGE, names.name)
+    return (text.replace(_UPPER_PACKAGE, names.package.upper())
+            .replace(_PACKAGE, names.package))
 
 
 def clang_format(executable: str, path: str, text: str) -> str:
@@ -135,11 +142,13 @@ def op_files(names: new_op_names.OpNames, workspace: str,
             continue
         with open(os.path.join(workspace, TEMPLATE_FOLDER, relative),
                   encoding="utf-8") as source:
-            text = rename(keep_parts(source.read(), kept, relative), names)
+            kept_text = keep_parts(source.read(), kept, relative)
+        text = rename(kept_text, names)
         path = rename(relative, names)
         if is_cc(path):
             text = clang_format(clang_format_path, path, text)
-        leftover = LEFTOVER.search(text)
+        # Looked for with stand-in names: a new name may hold the template's.
+        leftover = LEFTOVER.search(rename(kept_text, _PROBE))
         if leftover:
             raise TemplateError(f"{relative}: {leftover.group(0)!r} is left after "
                                 "renaming; spell the template's name as "

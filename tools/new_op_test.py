@@ -194,6 +194,25 @@ class ToolTest(unittest.TestCase):
         self.assert_refused(["scale_by", "--dest", "tensorflow_ops/class"],
                             "is a Python keyword")
 
+    def test_names_holding_the_templates_or_its_words_are_handled(self):
+        # A package or op name holding the template's name is renamed once, not
+        # twice, and README prose does not reserve words.
+        for args, package in ((["scale_by", "--dest", "tensorflow_ops/loop_templates"],
+                               "loop_templates"),
+                              (["stop_template", "--grad"], "stop_template"),
+                              (["copy"], "copy")):
+            with self.subTest(args=args):
+                status, _, stderr = self.run_tool(*args)
+                self.assertEqual(status, 0, stderr)
+                build = build_file_reader.read_build_file(
+                    os.path.join(self.workspace, "tensorflow_ops", package, "BUILD"))
+                self.assertIn(f"{package}_py", [call.name for call in build.calls])
+        with open(os.path.join(self.workspace, "tensorflow_ops", "loop_templates",
+                               "__init__.py")) as init:
+            self.assertIn("from tensorflow_ops.loop_templates.python import", init.read())
+        # An op whose CamelCase name the C++ uses unqualified (CpuDevice) is refused.
+        self.assert_refused(["cpu_device", "--grad"], "gives CpuDevice")
+
     def test_refuses_an_existing_folder_and_never_overwrites(self):
         folder = os.path.join(self.workspace, "tensorflow_ops", "scale_by")
         os.makedirs(folder)

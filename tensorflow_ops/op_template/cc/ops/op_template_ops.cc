@@ -1,6 +1,5 @@
-// Op registrations of OpTemplate (and of its gradient op), with their shape
-// functions. The kernels live in ../kernels; this file only describes the
-// interface.
+// Op registrations, with their shape functions. The kernels live in
+// ../kernels; this file only describes the interface.
 #include "absl/status/status.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/shape_inference.h"

@@ -1,7 +1,7 @@
 """OpTemplate in plain float64 NumPy: what the tests compare the op with.
 
-TODO(you): your op's math (and its derivative), written as plainly as possible,
-so that a mistake in the kernels cannot hide in here too.
+TODO(you): your op's math, written as plainly as possible, so that a mistake in
+the kernels cannot hide in here too.
 """
 
 import numpy as np
