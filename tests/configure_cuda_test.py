@@ -1,6 +1,8 @@
 """configure.py's CUDA decisions: when CUDA is on, which GPUs are compiled for,
-and the warning when nvcc and TensorFlow differ in CUDA major version."""
+and the warning when nvcc and TensorFlow differ in CUDA major version; and the
+-gencode flags the build macros turn that list into."""
 
+import ast
 import importlib.util
 import os
 from unittest import mock
@@ -14,6 +16,24 @@ _CONFIGURE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 _spec = importlib.util.spec_from_file_location("configure", _CONFIGURE)
 configure = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(configure)
+_NVCC_COMPILE_BZL = os.path.join(os.path.dirname(_CONFIGURE), "third_party", "gpus",
+                                 "nvcc_compile.bzl")
+
+
+def _gencode_flags():
+    """gencode_flags of nvcc_compile.bzl, run as Python: it is written in the
+    subset of Starlark that Python shares (string formatting, lists, fail)."""
+    with open(_NVCC_COMPILE_BZL) as bzl:
+        module = ast.parse(bzl.read())
+    function = next(node for node in module.body
+                    if isinstance(node, ast.FunctionDef) and node.name == "gencode_flags")
+
+    def fail(message):
+        raise ValueError(message)
+
+    scope = {"fail": fail}
+    exec(compile(ast.Module([function], []), _NVCC_COMPILE_BZL, "exec"), scope)
+    return scope["gencode_flags"]
 
 # What TensorFlow 2.21's GPU wheel reports in tf.sysconfig.get_build_info().
 _TF_GPU = {"is_cuda_build": True, "cuda_version": "12.5.1",
@@ -72,6 +92,20 @@ class ConfigureCudaTest(test_util.TestCase):
                                   r"CUDA 13\.$")
         self.assertIsNone(configure.version_warning("12.5.1", "12.8"))
         self.assertIsNone(configure.version_warning("", "13.0"))
+
+    def test_every_ptx_target_gets_machine_code_beside_it(self):
+        gencode = _gencode_flags()
+        pairs = lambda flags: [flags[i + 1] for i in range(0, len(flags), 2)]
+        # TensorFlow's list as CUDA 13 keeps it: an H100/H200 gets sm_90 SASS,
+        # not only PTX to JIT-compile at the first launch.
+        self.assertEqual(pairs(gencode(["sm_80", "sm_89", "compute_90"])),
+                         ["arch=compute_80,code=sm_80", "arch=compute_89,code=sm_89",
+                          "arch=compute_90,code=sm_90", "arch=compute_90,code=compute_90"])
+        # Listed already: not twice.
+        self.assertEqual(pairs(gencode(["sm_90", "compute_90"])),
+                         ["arch=compute_90,code=sm_90", "arch=compute_90,code=compute_90"])
+        with self.assertRaisesRegex(ValueError, "Unknown compute capability 'gfx_90'"):
+            gencode(["gfx_90"])
 
 
 if __name__ == "__main__":

@@ -66,13 +66,19 @@ nvcc_objects = rule(
 )
 
 def gencode_flags(capabilities):
-    """nvcc -gencode flags: sm_XY -> SASS for XY, compute_XY -> PTX for XY."""
+    """nvcc -gencode flags: sm_XY -> SASS for XY, compute_XY -> PTX and SASS for XY.
+
+    PTX alone would leave the newest GPU listed to JIT-compile every kernel at
+    its first launch, so each PTX target gets machine code beside it.
+    """
     flags = []
     for capability in capabilities:
         kind, version = capability.split("_")
         if kind == "sm":
             flags += ["-gencode", "arch=compute_%s,code=sm_%s" % (version, version)]
         elif kind == "compute":
+            if "sm_" + version not in capabilities:
+                flags += ["-gencode", "arch=compute_%s,code=sm_%s" % (version, version)]
             flags += ["-gencode", "arch=compute_%s,code=compute_%s" % (version, version)]
         else:
             fail("Unknown compute capability %r: expected sm_XY or compute_XY" % capability)
