@@ -62,7 +62,9 @@ def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **k
 def _nvcc_copts():
     # TensorFlow's flags for its own .cu.cc files, and the host flags of the CPU
     # part. -fmad=false is -ffp-contract=off for device code: a fused
-    # multiply-add would round differently from the CPU kernels.
+    # multiply-add would round differently from the CPU kernels. -ftz=true
+    # flushes float denormals as TensorFlow's CPU kernels do (its executor runs
+    # them with FTZ and DAZ set) and as TensorFlow's own GPU kernels are built.
     host = ["-fPIC", "-O3", "-fvisibility-inlines-hidden"] + _TF_MATH_COPTS
     return [
         "-std=" + TF_CXX_STANDARD,
@@ -70,6 +72,7 @@ def _nvcc_copts():
         "-DEIGEN_USE_GPU",
         "--expt-relaxed-constexpr",
         "-fmad=false",
+        "-ftz=true",
         "-O3",
     ] + TF_DEFINES + ["-Xcompiler=" + flag for flag in host]
 

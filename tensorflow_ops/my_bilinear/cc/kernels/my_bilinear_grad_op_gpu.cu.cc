@@ -1,20 +1,21 @@
 // MyBilinearGrad's GPU functor and kernels: after MyBilinearGradOp's checks
-// (the CPU kernels' own), one launch on TensorFlow's stream in which each
-// thread gathers input-gradient elements with the per-element math of
-// bilinear_elements.h. No atomics: every element is a fixed sequence of
-// operations, so runs repeat bit for bit.
+// (the CPU kernels' own) and a check of the driver, two launches on
+// TensorFlow's stream, the row and column passes of bilinear_grad_passes.h,
+// through a temporary from TensorFlow's allocator. No atomics: every element
+// is a fixed sequence of operations, so runs repeat bit for bit.
 #if GOOGLE_CUDA
 
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
-#include "tensorflow/core/util/gpu_kernel_helper.h"
+#include "tensorflow/core/framework/tensor_shape.h"
+#include "tensorflow/core/framework/types.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_gpu_status.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -33,16 +34,26 @@ struct MyBilinearGrad<GpuDevice, T> {
   absl::Status operator()(OpKernelContext* context,
                           const bilinear::ResizeGeometry& geometry,
                           const Tensor& grads, Tensor* images_grad) const {
-    const int64_t count = images_grad->NumElements();
-    const bilinear::LaunchGrid grid = bilinear::GridFor(count);
-    const absl::Status launched = tensorflow::GpuLaunchKernel(
-        bilinear::ResizeGradKernel<T>, static_cast<int>(grid.blocks),
-        static_cast<int>(grid.threads_per_block), 0,
-        context->eigen_device<GpuDevice>().stream(), geometry,
-        grads.flat<T>().data(), count, grid, images_grad->flat<T>().data());
-    if (launched.ok()) return launched;
-    return absl::InternalError(absl::StrCat(
-        "MyBilinearGrad: launching the GPU kernel failed: ", launched.message()));
+    const absl::Status driver = DriverStatus("MyBilinearGrad");
+    if (!driver.ok()) return driver;
+    using A = bilinear::AccumulatorType<T>;
+    const bilinear::GradPasses passes = bilinear::GradPassesFor(geometry);
+    // The row pass's output, from TensorFlow's allocator (its memory returns
+    // to the pool once the launches are enqueued, as for any temporary).
+    Tensor partial;
+    if (!passes.copy && passes.count > 0) {
+      const absl::Status allocated = context->allocate_temp(
+          tensorflow::DataTypeToEnum<A>::value,
+          tensorflow::TensorShape({passes.partial_count}), &partial);
+      if (!allocated.ok()) return allocated;
+    }
+    return LaunchStatus(
+        "MyBilinearGrad",
+        bilinear::LaunchResizeGrad(
+            geometry, grads.flat<T>().data(),
+            partial.IsInitialized() ? partial.flat<A>().data() : nullptr,
+            images_grad->flat<T>().data(),
+            context->eigen_device<GpuDevice>().stream()));
   }
 };
 

@@ -1,19 +1,18 @@
 // MyBilinear's GPU functor and kernels: after MyBilinearOp's checks (the CPU
-// kernels' own), one launch on TensorFlow's stream in which each thread
-// computes output elements with the per-element math of bilinear_elements.h.
+// kernels' own) and a check of the driver, one launch on TensorFlow's stream
+// in which each thread computes output elements with the per-element math of
+// bilinear_elements.h.
 #if GOOGLE_CUDA
 
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
-#include "tensorflow/core/util/gpu_kernel_helper.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_gpu_status.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -32,16 +31,13 @@ struct MyBilinear<GpuDevice, T, OutT> {
   absl::Status operator()(OpKernelContext* context,
                           const bilinear::ResizeGeometry& geometry,
                           const Tensor& images, Tensor* output) const {
-    const int64_t count = output->NumElements();
-    const bilinear::LaunchGrid grid = bilinear::GridFor(count);
-    const absl::Status launched = tensorflow::GpuLaunchKernel(
-        bilinear::ResizeKernel<T, OutT>, static_cast<int>(grid.blocks),
-        static_cast<int>(grid.threads_per_block), 0,
-        context->eigen_device<GpuDevice>().stream(), geometry,
-        images.flat<T>().data(), count, grid, output->flat<OutT>().data());
-    if (launched.ok()) return launched;
-    return absl::InternalError(absl::StrCat(
-        "MyBilinear: launching the GPU kernel failed: ", launched.message()));
+    const absl::Status driver = DriverStatus("MyBilinear");
+    if (!driver.ok()) return driver;
+    return LaunchStatus(
+        "MyBilinear",
+        bilinear::LaunchResize(geometry, images.flat<T>().data(),
+                               output->flat<OutT>().data(),
+                               context->eigen_device<GpuDevice>().stream()));
   }
 };
 

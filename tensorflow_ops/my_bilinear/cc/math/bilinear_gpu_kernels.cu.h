@@ -1,24 +1,28 @@
-// The CUDA kernels of MyBilinear and MyBilinearGrad: a grid-stride loop around
-// the per-element functions of bilinear_elements.h.
+// The CUDA kernels of MyBilinear and MyBilinearGrad and the functions that
+// launch them: grid-stride loops around the per-element functions of
+// bilinear_elements.h and bilinear_grad_passes.h.
 //
 // TensorFlow-free, so the op's GPU kernels (my_bilinear*_op_gpu.cu.cc) and the
-// standalone harness (tools/gpu_harness) launch exactly the same code. Launch
-// each with GridFor(count) blocks of kThreadsPerBlock threads, and that grid.
+// standalone harness (tools/gpu_harness) launch exactly the same code through
+// LaunchResize and LaunchResizeGrad.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_KERNELS_CU_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_KERNELS_CU_H_
 
 #if defined(__CUDACC__)
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
 
 // `count` output elements of the resize of `images` into `output`.
-template <typename T, typename OutT>
+template <typename T, typename OutT, typename Index>
 __global__ void ResizeKernel(ResizeGeometry geometry, const T* __restrict__ images,
                              int64_t count, LaunchGrid grid,
                              OutT* __restrict__ output) {
@@ -26,22 +30,104 @@ __global__ void ResizeKernel(ResizeGeometry geometry, const T* __restrict__ imag
   const Samplers<A> samplers = SamplersFor<A>(geometry);
   for (int64_t i = FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
        i += Stride(grid)) {
-    output[i] = ResizeElement<T, OutT>(geometry, samplers, images, i);
+    output[i] = ResizeElement<T, OutT, Index>(geometry, samplers, images, i);
   }
 }
 
-// `count` input-gradient elements from `grads`. half and bfloat16 are summed
-// in float (AccumulatorType), in registers.
-template <typename T>
-__global__ void ResizeGradKernel(ResizeGeometry geometry, const T* __restrict__ grads,
-                                 int64_t count, LaunchGrid grid,
-                                 T* __restrict__ images_grad) {
-  using A = AccumulatorType<T>;
+// The gradient's row pass: `count` elements of the partial from `grads`.
+// half and bfloat16 are summed in float (AccumulatorType).
+template <typename T, typename Index, typename A = AccumulatorType<T>>
+__global__ void ResizeGradRowPassKernel(ResizeGeometry geometry,
+                                        const T* __restrict__ grads, int64_t count,
+                                        LaunchGrid grid, A* __restrict__ partial) {
   const Samplers<A> samplers = SamplersFor<A>(geometry);
   for (int64_t i = FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
        i += Stride(grid)) {
-    images_grad[i] = ResizeGradElement<T>(geometry, samplers, grads, i);
+    partial[i] = GradRowPassElement<T, Index>(geometry, samplers, grads, i);
   }
+}
+
+// The gradient's column pass: `count` input-gradient elements from the partial.
+template <typename T, typename Index, typename A = AccumulatorType<T>>
+__global__ void ResizeGradColumnPassKernel(ResizeGeometry geometry,
+                                           const A* __restrict__ partial,
+                                           int64_t count, LaunchGrid grid,
+                                           T* __restrict__ images_grad) {
+  const Samplers<A> samplers = SamplersFor<A>(geometry);
+  for (int64_t i = FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
+       i += Stride(grid)) {
+    images_grad[i] = GradColumnPassElement<T, Index>(geometry, samplers, partial, i);
+  }
+}
+
+// Whether the installed driver can run code from this CUDA runtime. The
+// library links CUDA's static runtime from the nvcc that built it, which may
+// be newer than the CUDA TensorFlow's wheel needs, so the driver can be too
+// old for us while TensorFlow runs fine; this names both versions instead of
+// the runtime's bare "driver version is insufficient". Versions are
+// 1000 * major + 10 * minor.
+inline bool DriverRunsThisRuntime(int* driver_version, int* runtime_version) {
+  *runtime_version = CUDART_VERSION;
+  *driver_version = 0;
+  if (cudaDriverGetVersion(driver_version) != cudaSuccess) return false;
+  return *driver_version >= *runtime_version;
+}
+
+// Enqueues the resize on `stream`. The launch size comes from the element
+// count alone, not from cudaDeviceProp: TensorFlow's headers carry their own
+// CUDA's struct layout, which differs between CUDA 12 and 13.
+template <typename T, typename OutT>
+cudaError_t LaunchResize(const ResizeGeometry& geometry, const T* images, OutT* output,
+                         cudaStream_t stream) {
+  const int64_t count =
+      geometry.batch * geometry.out_height * geometry.out_width * geometry.channels;
+  if (count == 0) return cudaSuccess;
+  const LaunchGrid grid = GridFor(count);
+  const dim3 blocks(static_cast<unsigned>(grid.blocks));
+  const dim3 threads(static_cast<unsigned>(grid.threads_per_block));
+  if (FitsInt32(count)) {
+    ResizeKernel<T, OutT, int32_t>
+        <<<blocks, threads, 0, stream>>>(geometry, images, count, grid, output);
+  } else {
+    ResizeKernel<T, OutT, int64_t>
+        <<<blocks, threads, 0, stream>>>(geometry, images, count, grid, output);
+  }
+  return cudaGetLastError();
+}
+
+// Enqueues the gradient on `stream`; `partial` holds
+// GradPassesFor(geometry).partial_count elements (unused for a copy).
+template <typename T, typename A = AccumulatorType<T>>
+cudaError_t LaunchResizeGrad(const ResizeGeometry& geometry, const T* grads, A* partial,
+                             T* images_grad, cudaStream_t stream) {
+  const GradPasses passes = GradPassesFor(geometry);
+  if (passes.count == 0) return cudaSuccess;
+  if (passes.copy) {
+    return cudaMemcpyAsync(images_grad, grads, passes.count * sizeof(T),
+                           cudaMemcpyDeviceToDevice, stream);
+  }
+  const LaunchGrid rows = GridFor(passes.partial_count);
+  const dim3 row_blocks(static_cast<unsigned>(rows.blocks));
+  const dim3 threads(static_cast<unsigned>(kThreadsPerBlock));
+  if (FitsInt32(passes.partial_count)) {
+    ResizeGradRowPassKernel<T, int32_t><<<row_blocks, threads, 0, stream>>>(
+        geometry, grads, passes.partial_count, rows, partial);
+  } else {
+    ResizeGradRowPassKernel<T, int64_t><<<row_blocks, threads, 0, stream>>>(
+        geometry, grads, passes.partial_count, rows, partial);
+  }
+  const cudaError_t row_pass = cudaGetLastError();
+  if (row_pass != cudaSuccess) return row_pass;
+  const LaunchGrid columns = GridFor(passes.count);
+  const dim3 column_blocks(static_cast<unsigned>(columns.blocks));
+  if (FitsInt32(passes.count)) {
+    ResizeGradColumnPassKernel<T, int32_t><<<column_blocks, threads, 0, stream>>>(
+        geometry, partial, passes.count, columns, images_grad);
+  } else {
+    ResizeGradColumnPassKernel<T, int64_t><<<column_blocks, threads, 0, stream>>>(
+        geometry, partial, passes.count, columns, images_grad);
+  }
+  return cudaGetLastError();
 }
 
 }  // namespace bilinear

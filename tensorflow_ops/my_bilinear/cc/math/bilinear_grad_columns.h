@@ -5,7 +5,7 @@
 // TensorFlow-free. Each pixel's terms are added in ascending column order from
 // 0, with the products of scattering each column into its two neighbours
 // (weight * column weight, then times the value): the order that the GPU
-// (bilinear_elements.h) and XLA (bilinear_adjoint_terms.h) kernels repeat,
+// (bilinear_grad_passes.h) and XLA (bilinear_adjoint_terms.h) kernels repeat,
 // so all of them give the same bits.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GRAD_COLUMNS_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GRAD_COLUMNS_H_

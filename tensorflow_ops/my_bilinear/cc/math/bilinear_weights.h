@@ -98,6 +98,20 @@ class AxisSampler {
     return {Clamp(in_floor), Clamp(lerp > A(0) ? in_floor + 1 : in_floor), lerp};
   }
 
+  // About the output index whose input coordinate is `coordinate`, within
+  // [0, out_size]: the inverse of At's mapping, for the gradient's index ranges
+  // to start from (they then step to the exact bound, which monotonicity
+  // makes correct for any start). A zero scale (align_corners from a single
+  // input pixel) maps every index to 0.
+  BILINEAR_HOST_DEVICE int64_t IndexNear(A coordinate, int64_t out_size) const {
+    if (!(scale_ > A(0))) return 0;
+    const A index = half_pixel_centers_ ? (coordinate + A(0.5)) / scale_ - A(0.5)
+                                        : coordinate / scale_;
+    if (!(index > A(0))) return 0;
+    if (index >= static_cast<A>(out_size)) return out_size;
+    return static_cast<int64_t>(index);
+  }
+
  private:
   BILINEAR_HOST_DEVICE int64_t Clamp(int64_t index) const {
     return index < 0 ? 0 : (index > in_size_ - 1 ? in_size_ - 1 : index);

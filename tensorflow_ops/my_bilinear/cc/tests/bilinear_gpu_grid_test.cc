@@ -1,14 +1,19 @@
 // The GPU kernels' indexing, checked on the host (no GPU, no TensorFlow).
 //
-// The CUDA kernels are a grid-stride loop around ResizeElement and
-// ResizeGradElement (bilinear_elements.h). This test walks the same loop
-// over every (block, thread) of the grid GridFor() gives, calls the same
-// functions, and checks that:
-//  - every output index is written exactly once;
+// The CUDA kernels are grid-stride loops around ResizeElement
+// (bilinear_elements.h) and the gradient's row and column passes
+// (bilinear_grad_passes.h). This test walks the same loops over every
+// (block, thread) of the grids GridFor() gives and calls the same functions,
+// as LaunchResize and LaunchResizeGrad would, and checks that:
+//  - every output index (and every element of the gradient's partial) is
+//    written exactly once;
 //  - the values equal the CPU kernels' (ResizeRows, ResizeGradRows) bit for
 //    bit, forward and gradient, over the CPU math test's matrix: growing,
 //    shrinking and equal sizes, 1x1, all three attr modes, channels 1, 3, 4
-//    and 17;
+//    and 17; float, double, half and bfloat16;
+//  - they still do with denormals in the data, flushed (FTZ and DAZ set, as
+//    TensorFlow runs its CPU kernels and as nvcc -ftz=true builds the float
+//    kernels) and kept (double on a GPU keeps its denormals);
 //  - nothing outside the input is read: it sits between NaN guards, and a
 //    stray read turns a result into NaN.
 #include <algorithm>
@@ -17,10 +22,17 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
+#include <type_traits>
 #include <vector>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
@@ -66,7 +78,8 @@ void CompareBits(const ResizeGeometry& g, const char* what, const std::vector<T>
 // `values` between NaN guards (for integer types, just the values).
 template <typename T>
 std::vector<T> Guarded(const std::vector<T>& values) {
-  const T guard = std::numeric_limits<T>::has_quiet_NaN ? std::nan("") : T(0);
+  T guard = T(0);
+  if constexpr (!std::is_integral<T>::value) guard = static_cast<T>(std::nanf(""));
   std::vector<T> guarded(values.size() + 2 * kGuard, guard);
   std::copy(values.begin(), values.end(), guarded.begin() + kGuard);
   return guarded;
@@ -79,7 +92,7 @@ int64_t OutputSize(const ResizeGeometry& g) {
   return g.batch * g.out_height * g.out_width * g.channels;
 }
 
-template <typename T, typename OutT>
+template <typename T, typename OutT, typename Index>
 void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
                   const std::vector<T>& images) {
   const int64_t count = OutputSize(g);
@@ -92,57 +105,119 @@ void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
   std::vector<OutT> got(count);
   const std::vector<int> writes = RunGrid<OutT>(
       grid, count,
-      [&](int64_t i) { return ResizeElement<T, OutT>(g, samplers, input, i); }, &got);
+      [&](int64_t i) { return ResizeElement<T, OutT, Index>(g, samplers, input, i); },
+      &got);
   CompareBits(g, "forward differs from the CPU kernel", got, want, writes);
 }
 
-template <typename T>
-void CheckGradient(const ResizeGeometry& g, const LaunchGrid& grid,
-                   const std::vector<T>& grads) {
+// What LaunchResizeGrad does: a copy for the identity, else the row pass
+// into the partial, then the column pass from it.
+template <typename T, typename Index>
+void CheckGradient(const ResizeGeometry& g, const LaunchGrid& rows_grid,
+                   const LaunchGrid& columns_grid, const std::vector<T>& grads) {
   const int64_t count = InputSize(g);
   std::vector<T> want(count);
   ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data());
+  const GradPasses passes = GradPassesFor(g);
+  if (passes.copy) {
+    return CompareBits(g, "identity gradient differs from the CPU kernel", grads, want,
+                       std::vector<int>(count, 1));
+  }
   const std::vector<T> guarded = Guarded(grads);
-  const T* input = guarded.data() + kGuard;
-  const Samplers<T> samplers = SamplersFor<T>(g);
+  using A = AccumulatorType<T>;
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  std::vector<A> partial(passes.partial_count);
+  const std::vector<int> partial_writes = RunGrid<A>(
+      rows_grid, passes.partial_count,
+      [&](int64_t i) {
+        return GradRowPassElement<T, Index>(g, samplers, guarded.data() + kGuard, i);
+      },
+      &partial);
+  for (size_t i = 0; i < partial_writes.size(); ++i) {
+    if (partial_writes[i] != 1) {
+      return Fail("partial index %zu not written exactly once: %s", i,
+                  Describe(g).c_str());
+    }
+  }
+  const std::vector<A> guarded_partial = Guarded(partial);
   std::vector<T> got(count);
   const std::vector<int> writes = RunGrid<T>(
-      grid, count,
-      [&](int64_t i) { return ResizeGradElement<T>(g, samplers, input, i); }, &got);
+      columns_grid, count,
+      [&](int64_t i) {
+        return GradColumnPassElement<T, Index>(g, samplers, guarded_partial.data() + kGuard,
+                                               i);
+      },
+      &got);
   CompareBits(g, "gradient differs from the CPU kernel", got, want, writes);
 }
 
-// The launch grids of both kernels for `g`: the one the op uses, and one of
-// 3 blocks, in which each thread walks several elements, as every thread does
-// once an element count passes kMaxBlocks * kThreadsPerBlock.
-void CheckGeometry(const ResizeGeometry& g, std::mt19937* rng) {
-  const LaunchGrid small_grid = {3, kThreadsPerBlock};
-  for (const bool strided : {false, true}) {
-    const LaunchGrid forward = strided ? small_grid : GridFor(OutputSize(g));
-    const LaunchGrid backward = strided ? small_grid : GridFor(InputSize(g));
-    // Values in [-100, 100).
-    auto random = [rng](auto zero, int64_t size) {
-      return RandomValues<decltype(zero)>(size, -100, 100, rng);
-    };
-    CheckForward<float, float>(g, forward, random(0.0f, InputSize(g)));
-    CheckForward<double, double>(g, forward, random(0.0, InputSize(g)));
-    CheckForward<double, float>(g, forward, random(0.0, InputSize(g)));
-    std::vector<uint8_t> bytes(InputSize(g));
-    for (uint8_t& v : bytes) v = static_cast<uint8_t>((*rng)());
-    CheckForward<uint8_t, float>(g, forward, bytes);
-    CheckGradient<float>(g, backward, random(0.0f, OutputSize(g)));
-    CheckGradient<double>(g, backward, random(0.0, OutputSize(g)));
+// `count` values of type T in [-100, 100); with `denormals`, a third of them
+// scaled to denormals and a third to just above the smallest normal, whose
+// blends and weighted sums round into denormals.
+template <typename T>
+std::vector<T> TestValues(int64_t count, bool denormals, std::mt19937* rng) {
+  const std::vector<double> random = RandomValues<double>(count, -100, 100, rng);
+  const double tiny = std::numeric_limits<T>::min();
+  std::vector<T> values(count);
+  for (int64_t i = 0; i < count; ++i) {
+    double value = random[i];
+    if (denormals && i % 3 == 1) value *= tiny / 1024;
+    if (denormals && i % 3 == 2) value *= tiny / 64;
+    values[i] = static_cast<T>(value);
   }
+  return values;
+}
+
+// `count` half or bfloat16 values in [-100, 100).
+template <typename T>
+std::vector<T> SixteenBitValues(int64_t count, std::mt19937* rng) {
+  const std::vector<float> values = RandomValues<float>(count, -100, 100, rng);
+  std::vector<T> converted(values.size());
+  for (size_t i = 0; i < values.size(); ++i) converted[i] = static_cast<T>(values[i]);
+  return converted;
+}
+
+// The launch grids of the kernels for `g`: the ones the launchers use, with
+// the 32-bit index splitting they choose for these sizes, and one of 3 blocks,
+// in which each thread walks several elements, as every thread does once an
+// element count passes kMaxBlocks * kThreadsPerBlock, with 64-bit splitting.
+template <typename Index>
+void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt19937* rng) {
+  const LaunchGrid small_grid = {3, kThreadsPerBlock};
+  const int64_t partial_count = std::max<int64_t>(GradPassesFor(g).partial_count, 1);
+  const LaunchGrid forward = strided ? small_grid : GridFor(OutputSize(g));
+  const LaunchGrid rows = strided ? small_grid : GridFor(partial_count);
+  const LaunchGrid columns = strided ? small_grid : GridFor(InputSize(g));
+  CheckForward<float, float, Index>(g, forward,
+                                    TestValues<float>(InputSize(g), denormals, rng));
+  CheckForward<double, double, Index>(g, forward,
+                                      TestValues<double>(InputSize(g), denormals, rng));
+  CheckForward<double, float, Index>(g, forward,
+                                     TestValues<double>(InputSize(g), denormals, rng));
+  CheckGradient<float, Index>(g, rows, columns,
+                              TestValues<float>(OutputSize(g), denormals, rng));
+  CheckGradient<double, Index>(g, rows, columns,
+                               TestValues<double>(OutputSize(g), denormals, rng));
+  if (denormals) return;
+  std::vector<uint8_t> bytes(InputSize(g));
+  for (uint8_t& v : bytes) v = static_cast<uint8_t>((*rng)());
+  CheckForward<uint8_t, float, Index>(g, forward, bytes);
+  CheckGradient<Float16, Index>(g, rows, columns,
+                                SixteenBitValues<Float16>(OutputSize(g), rng));
+  CheckGradient<Bfloat16, Index>(g, rows, columns,
+                                 SixteenBitValues<Bfloat16>(OutputSize(g), rng));
+}
+
+void CheckGeometry(const ResizeGeometry& g, std::mt19937* rng, bool denormals = false) {
+  CheckGrid<int32_t>(g, /*strided=*/false, denormals, rng);
+  CheckGrid<int64_t>(g, /*strided=*/true, denormals, rng);
 }
 
 // Every output element of ResizeRows for 16-bit images and outputs, against
 // the element function evaluated at each index on the host.
 template <typename T, typename OutT>
 void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
-  const std::vector<float> values =
-      RandomValues<float>(InputSize(g), -100, 100, rng);
-  std::vector<T> images(values.size());
-  for (size_t i = 0; i < values.size(); ++i) images[i] = static_cast<T>(values[i]);
+  const std::vector<T> images = SixteenBitValues<T>(InputSize(g), rng);
   std::vector<OutT> want(OutputSize(g)), got(OutputSize(g));
   ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
   using A = AccumulatorType<OutT>;
@@ -178,6 +253,40 @@ BILINEAR_TEST(WideRows) {
       CheckForwardElements<Bfloat16, Bfloat16>(g, &rng);
       CheckForwardElements<uint8_t, Float16>(g, &rng);
     });
+  }
+}
+
+// Sets FTZ and DAZ, as TensorFlow's executor does around CPU kernels, for
+// the life of the object (where the CPU has them).
+class ScopedFlushDenormals {
+ public:
+  ScopedFlushDenormals() {
+#if defined(__SSE__)
+    saved_ = _mm_getcsr();
+    _mm_setcsr(saved_ | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
+#endif
+  }
+  ~ScopedFlushDenormals() {
+#if defined(__SSE__)
+    _mm_setcsr(saved_);
+#endif
+  }
+
+ private:
+  unsigned saved_ = 0;
+};
+
+// Denormal images and gradients: the element functions agree with the CPU
+// math bit for bit with denormals flushed, as both run under TensorFlow (the
+// float GPU kernels flush too, -ftz=true), and with denormals kept, as double
+// runs on a GPU.
+BILINEAR_TEST(Denormals) {
+  std::mt19937 rng(20261202);
+  for (const bool flush : {true, false}) {
+    std::unique_ptr<ScopedFlushDenormals> flushing;
+    if (flush) flushing = std::make_unique<ScopedFlushDenormals>();
+    ForEachSmallGeometry({1, 4}, {1, 3},
+                         [&](const ResizeGeometry& g) { CheckGeometry(g, &rng, true); });
   }
 }
 
