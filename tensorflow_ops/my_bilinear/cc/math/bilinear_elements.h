@@ -76,6 +76,23 @@ BILINEAR_HOST_DEVICE inline bool FitsInt32(int64_t count) {
   return count <= int64_t{2147483647};
 }
 
+// One output element from its two input rows (`top` and `bottom`, already at
+// the element's image and channel): the four neighbours blended horizontally
+// first, then vertically, in A, as ResizeRows blends them.
+template <typename T, typename OutT, typename A>
+BILINEAR_HOST_DEVICE OutT BlendElement(const T* __restrict__ top,
+                                       const T* __restrict__ bottom,
+                                       const AxisWeight<A>& y, const AxisWeight<A>& x,
+                                       int64_t channels) {
+  const A top_left = static_cast<A>(top[x.lower * channels]);
+  const A top_right = static_cast<A>(top[x.upper * channels]);
+  const A bottom_left = static_cast<A>(bottom[x.lower * channels]);
+  const A bottom_right = static_cast<A>(bottom[x.upper * channels]);
+  const A top_value = top_left + (top_right - top_left) * x.lerp;
+  const A bottom_value = bottom_left + (bottom_right - bottom_left) * x.lerp;
+  return static_cast<OutT>(top_value + (bottom_value - top_value) * y.lerp);
+}
+
 // Output element `index` of the resize of `images` (see ResizeRows): the four
 // neighbours blended horizontally first, then vertically, in A.
 template <typename T, typename OutT, typename Index = int64_t,
@@ -95,16 +112,62 @@ BILINEAR_HOST_DEVICE OutT ResizeElement(const ResizeGeometry& g,
   const AxisWeight<A> y = samplers.rows.At(p.y);
   const AxisWeight<A> x = samplers.columns.At(p.x);
   const T* image = images + p.b * g.in_height * g.in_width * g.channels + p.c;
-  auto at = [&](int64_t row, int64_t column) {
-    return static_cast<A>(image[(row * g.in_width + column) * g.channels]);
-  };
-  const A top_left = at(y.lower, x.lower);
-  const A top_right = at(y.lower, x.upper);
-  const A bottom_left = at(y.upper, x.lower);
-  const A bottom_right = at(y.upper, x.upper);
-  const A top_value = top_left + (top_right - top_left) * x.lerp;
-  const A bottom_value = bottom_left + (bottom_right - bottom_left) * x.lerp;
-  return static_cast<OutT>(top_value + (bottom_value - top_value) * y.lerp);
+  const int64_t row_stride = g.in_width * g.channels;
+  return BlendElement<T, OutT>(image + y.lower * row_stride, image + y.upper * row_stride,
+                               y, x, g.channels);
+}
+
+// The output rows of a resize as one launch sees them (see ResizeRowsKernel):
+// blocks along x cover one output row's `row_elements` (width * channels),
+// blocks along y walk the `rows` (batch * height) with a stride of their
+// count, which CUDA caps at 65535.
+struct RowGrid {
+  int64_t rows;
+  int64_t row_elements;
+  int64_t column_blocks;
+  int64_t row_blocks;
+};
+
+constexpr int64_t kMaxRowBlocks = 65535;
+
+BILINEAR_HOST_DEVICE inline RowGrid RowGridFor(const ResizeGeometry& g) {
+  RowGrid grid;
+  grid.rows = g.batch * g.out_height;
+  grid.row_elements = g.out_width * g.channels;
+  grid.column_blocks = (grid.row_elements + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  grid.row_blocks = grid.rows < kMaxRowBlocks ? grid.rows : kMaxRowBlocks;
+  return grid;
+}
+
+// Whether the forward launch takes the row grid: rows of at least half a block
+// (narrower ones would leave most threads of a block idle, so they take the
+// flat grid), every index of a row and every row number within 32 bits, and
+// not the identity (a copy).
+BILINEAR_HOST_DEVICE inline bool UsesRowGrid(const ResizeGeometry& g) {
+  const RowGrid grid = RowGridFor(g);
+  return !IsIdentity(g) && grid.row_elements >= kThreadsPerBlock / 2 &&
+         FitsInt32(grid.row_elements) && FitsInt32(grid.rows);
+}
+
+// Element `element` (column * channels + channel) of output row `row`
+// (batch * out_height + y) on the row grid: the row's weight, batch and
+// input rows come from the row alone, the same for the whole block, and the
+// one division per element is 32-bit. The same blend as ResizeElement.
+template <typename T, typename OutT, typename A = AccumulatorType<OutT>>
+BILINEAR_HOST_DEVICE OutT ResizeRowElement(const ResizeGeometry& g,
+                                           const Samplers<A>& samplers,
+                                           const T* __restrict__ images, int32_t row,
+                                           int32_t element) {
+  const int32_t out_height = static_cast<int32_t>(g.out_height);
+  const int32_t b = row / out_height;
+  const AxisWeight<A> y = samplers.rows.At(row - b * out_height);
+  const int32_t channels = static_cast<int32_t>(g.channels);
+  const int32_t column = element / channels;
+  const AxisWeight<A> x = samplers.columns.At(column);
+  const int64_t row_stride = g.in_width * g.channels;
+  const T* image = images + b * g.in_height * row_stride + (element - column * channels);
+  return BlendElement<T, OutT>(image + y.lower * row_stride, image + y.upper * row_stride,
+                               y, x, g.channels);
 }
 
 }  // namespace bilinear

@@ -34,6 +34,22 @@ __global__ void ResizeKernel(ResizeGeometry geometry, const T* __restrict__ imag
   }
 }
 
+// The resize on the row grid (RowGridFor): block (x, y) computes elements
+// [x * kThreadsPerBlock, ...) of output rows y, y + row_blocks, ...; each row
+// starts `row_elements` after the one before, so the writes stay coalesced.
+template <typename T, typename OutT>
+__global__ void ResizeRowsKernel(ResizeGeometry geometry, const T* __restrict__ images,
+                                 RowGrid grid, OutT* __restrict__ output) {
+  using A = AccumulatorType<OutT>;
+  const Samplers<A> samplers = SamplersFor<A>(geometry);
+  const int32_t element = static_cast<int32_t>(blockIdx.x * kThreadsPerBlock + threadIdx.x);
+  if (element >= grid.row_elements) return;
+  for (int64_t row = blockIdx.y; row < grid.rows; row += grid.row_blocks) {
+    output[row * grid.row_elements + element] = ResizeRowElement<T, OutT>(
+        geometry, samplers, images, static_cast<int32_t>(row), element);
+  }
+}
+
 // The gradient's row pass: `count` elements of the partial from `grads`.
 // half and bfloat16 are summed in float (AccumulatorType).
 template <typename T, typename Index, typename A = AccumulatorType<T>>
@@ -73,8 +89,9 @@ inline bool DriverRunsThisRuntime(int* driver_version, int* runtime_version) {
   return *driver_version >= *runtime_version;
 }
 
-// Enqueues the resize on `stream`. The launch size comes from the element
-// count alone, not from cudaDeviceProp: TensorFlow's headers carry their own
+// Enqueues the resize on `stream`: on the row grid where rows are wide enough,
+// else over flat indices. The launch size comes from the sizes alone, not
+// from cudaDeviceProp: TensorFlow's headers carry their own
 // CUDA's struct layout, which differs between CUDA 12 and 13.
 template <typename T, typename OutT>
 cudaError_t LaunchResize(const ResizeGeometry& geometry, const T* images, OutT* output,
@@ -82,9 +99,17 @@ cudaError_t LaunchResize(const ResizeGeometry& geometry, const T* images, OutT* 
   const int64_t count =
       geometry.batch * geometry.out_height * geometry.out_width * geometry.channels;
   if (count == 0) return cudaSuccess;
+  const dim3 threads(static_cast<unsigned>(kThreadsPerBlock));
+  if (UsesRowGrid(geometry)) {
+    const RowGrid rows = RowGridFor(geometry);
+    const dim3 row_blocks(static_cast<unsigned>(rows.column_blocks),
+                          static_cast<unsigned>(rows.row_blocks));
+    ResizeRowsKernel<T, OutT>
+        <<<row_blocks, threads, 0, stream>>>(geometry, images, rows, output);
+    return cudaGetLastError();
+  }
   const LaunchGrid grid = GridFor(count);
   const dim3 blocks(static_cast<unsigned>(grid.blocks));
-  const dim3 threads(static_cast<unsigned>(grid.threads_per_block));
   if (FitsInt32(count)) {
     ResizeKernel<T, OutT, int32_t>
         <<<blocks, threads, 0, stream>>>(geometry, images, count, grid, output);

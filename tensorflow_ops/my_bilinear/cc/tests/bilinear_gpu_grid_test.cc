@@ -1,7 +1,7 @@
 // The GPU kernels' indexing, checked on the host (no GPU, no TensorFlow).
 //
-// The CUDA kernels are grid-stride loops around ResizeElement
-// (bilinear_elements.h) and the gradient's row and column passes
+// The CUDA kernels are grid-stride loops around ResizeElement and
+// ResizeRowElement (bilinear_elements.h) and the gradient's row and column passes
 // (bilinear_grad_passes.h). This test walks the same loops over every
 // (block, thread) of the grids GridFor() gives and calls the same functions,
 // as LaunchResize and LaunchResizeGrad would, and checks that:
@@ -112,6 +112,41 @@ void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
 
 // What LaunchResizeGrad does: a copy for the identity, else the row pass
 // into the partial, then the column pass from it.
+// What ResizeRowsKernel does, on the row grid of `g` with `row_blocks` rows
+// of blocks (RowGridFor's, or fewer, so that blocks walk several rows). Run
+// for every geometry but the identity, whether or not the launcher would
+// take the row grid for it.
+template <typename T, typename OutT>
+void CheckForwardRows(const ResizeGeometry& g, int64_t row_blocks,
+                      const std::vector<T>& images) {
+  if (IsIdentity(g) || OutputSize(g) == 0) return;
+  std::vector<OutT> want(OutputSize(g));
+  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  const std::vector<T> guarded = Guarded(images);
+  using A = AccumulatorType<OutT>;
+  const Samplers<A> samplers = SamplersFor<A>(g);
+  RowGrid grid = RowGridFor(g);
+  grid.row_blocks = std::min(grid.row_blocks, row_blocks);
+  std::vector<OutT> got(want.size());
+  std::vector<int> writes(want.size(), 0);
+  for (int64_t block_y = 0; block_y < grid.row_blocks; ++block_y) {
+    for (int64_t block_x = 0; block_x < grid.column_blocks; ++block_x) {
+      for (int64_t thread = 0; thread < kThreadsPerBlock; ++thread) {
+        const int64_t element = block_x * kThreadsPerBlock + thread;
+        if (element >= grid.row_elements) continue;
+        for (int64_t row = block_y; row < grid.rows; row += grid.row_blocks) {
+          const int64_t i = row * grid.row_elements + element;
+          got[i] = ResizeRowElement<T, OutT>(g, samplers, guarded.data() + kGuard,
+                                             static_cast<int32_t>(row),
+                                             static_cast<int32_t>(element));
+          ++writes[i];
+        }
+      }
+    }
+  }
+  CompareBits(g, "row-grid forward differs from the CPU kernel", got, want, writes);
+}
+
 template <typename T, typename Index>
 void CheckGradient(const ResizeGeometry& g, const LaunchGrid& rows_grid,
                    const LaunchGrid& columns_grid, const std::vector<T>& grads) {
@@ -194,6 +229,11 @@ void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt199
                                       TestValues<double>(InputSize(g), denormals, rng));
   CheckForward<double, float, Index>(g, forward,
                                      TestValues<double>(InputSize(g), denormals, rng));
+  const int64_t row_blocks = strided ? 2 : kMaxRowBlocks;
+  CheckForwardRows<float, float>(g, row_blocks,
+                                 TestValues<float>(InputSize(g), denormals, rng));
+  CheckForwardRows<double, double>(g, row_blocks,
+                                   TestValues<double>(InputSize(g), denormals, rng));
   CheckGradient<float, Index>(g, rows, columns,
                               TestValues<float>(OutputSize(g), denormals, rng));
   CheckGradient<double, Index>(g, rows, columns,
@@ -202,6 +242,11 @@ void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt199
   std::vector<uint8_t> bytes(InputSize(g));
   for (uint8_t& v : bytes) v = static_cast<uint8_t>((*rng)());
   CheckForward<uint8_t, float, Index>(g, forward, bytes);
+  CheckForwardRows<uint8_t, float>(g, row_blocks, bytes);
+  CheckForwardRows<Float16, Float16>(g, row_blocks,
+                                     SixteenBitValues<Float16>(InputSize(g), rng));
+  CheckForwardRows<Bfloat16, float>(g, row_blocks,
+                                    SixteenBitValues<Bfloat16>(InputSize(g), rng));
   CheckGradient<Float16, Index>(g, rows, columns,
                                 SixteenBitValues<Float16>(OutputSize(g), rng));
   CheckGradient<Bfloat16, Index>(g, rows, columns,
