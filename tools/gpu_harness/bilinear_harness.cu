@@ -1,238 +1,405 @@
 // Standalone check and benchmark of the MyBilinear GPU kernels: plain CUDA, no
-// TensorFlow, no Bazel (built by run.sh).
+// TensorFlow, no Bazel (built by run.sh; device_check.sh runs it on a GPU
+// machine, then again under compute-sanitizer with --quick).
 //
-// 1. Correctness: the kernels of bilinear_gpu_kernels.cu.h, launched as the op
-//    launches them, against the CPU kernels' math (ResizeRows, ResizeGradRows)
-//    on the CPU math test's matrix; results must match bit for bit.
-// 2. Speed: forward and gradient against cudaMemcpy of a buffer the size of
-//    their output, timed side by side with CUDA events; prints GB/s (bytes
-//    read + written per second) and the ratio to the copy.
+// 1. Correctness: LaunchResize and LaunchResizeGrad of bilinear_gpu_kernels.cu.h,
+//    the launchers the op calls, against the CPU math (ResizeRows,
+//    ResizeGradRows), bit for bit with any NaN matching any NaN, every buffer
+//    between guard zones (harness_buffers.h). Every forward dtype pair and
+//    gradient dtype the op registers on a GPU, over the CPU math test's
+//    matrix; denormal data, flushed for float (the kernels are built with
+//    -ftz=true, and TensorFlow runs the CPU math with FTZ and DAZ) and kept
+//    for double (a GPU does not flush double); NaN and infinities; a grid of
+//    many waves; grids past kMaxBlocks blocks, where each thread walks the
+//    grid-stride loop (1.1 and 2.2 GB of device memory); a 1x1 image's
+//    gradient; large down-sampling.
+// 2. Speed: benchmark shapes against a device-to-device cudaMemcpy of their
+//    output, in GB/s (bytes each must read and write once, per second).
+//
+//   bilinear_harness [--quick] [--no-benchmark] [--table FILE]
+//
+// --quick: a slice of the matrix, no large cases and no benchmarks (for
+// compute-sanitizer). --table: the table as Markdown. Exit code 0: all equal;
+// 1: a mismatch or a guard hit; 2: a CUDA error, a driver too old for this
+// runtime, or bad arguments.
 #include <cuda_runtime.h>
 
-#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <random>
+#include <string>
 #include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
+#include "tools/gpu_harness/harness_buffers.h"
+#include "tools/gpu_harness/harness_data.h"
+#include "tools/gpu_harness/harness_report.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
+namespace harness {
 namespace {
 
-void Check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(status));
-    std::exit(2);
-  }
-}
+constexpr int kPrintedPerRow = 5;  // messages per table row: the first say enough
 
-// A device copy of `host`, freed with the object.
+// Adds one case to `row`: its results against the CPU's, and its guard hits.
 template <typename T>
-struct DeviceBuffer {
-  explicit DeviceBuffer(size_t count) : count(count) {
-    Check(cudaMalloc(&data, std::max<size_t>(count, 1) * sizeof(T)), "cudaMalloc");
+void Record(const ResizeGeometry& g, const std::vector<T>& got,
+            const std::vector<T>& want, int64_t guard_hits, TableRow* row) {
+  row->cases += 1;
+  row->elements += static_cast<int64_t>(want.size());
+  row->guard_hits += guard_hits;
+  const std::string where =
+      row->kernel + " " + row->dtype + " [" + row->shapes + "] " + Describe(g);
+  if (guard_hits > 0 && row->printed++ < kPrintedPerRow) {
+    std::printf("GUARD HIT %s: %lld guard elements overwritten\n", where.c_str(),
+                static_cast<long long>(guard_hits));
   }
-  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
-    Check(cudaMemcpy(data, host.data(), count * sizeof(T), cudaMemcpyHostToDevice),
-          "upload");
-  }
-  ~DeviceBuffer() { cudaFree(data); }
-  std::vector<T> Download() const {
-    std::vector<T> host(count);
-    Check(cudaMemcpy(host.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost),
-          "download");
-    return host;
-  }
-  T* data = nullptr;
-  size_t count;
-};
-
-int64_t InputSize(const ResizeGeometry& g) {
-  return g.batch * g.in_height * g.in_width * g.channels;
-}
-int64_t OutputSize(const ResizeGeometry& g) {
-  return g.batch * g.out_height * g.out_width * g.channels;
-}
-
-template <typename T, typename OutT>
-void LaunchResize(const ResizeGeometry& g, const T* images, OutT* output) {
-  const int64_t count = OutputSize(g);
-  const LaunchGrid grid = GridFor(count);
-  ResizeKernel<T, OutT><<<grid.blocks, grid.threads_per_block>>>(g, images, count, grid,
-                                                                  output);
-  Check(cudaGetLastError(), "ResizeKernel launch");
-}
-
-template <typename T>
-void LaunchResizeGrad(const ResizeGeometry& g, const T* grads, T* images_grad) {
-  const int64_t count = InputSize(g);
-  const LaunchGrid grid = GridFor(count);
-  ResizeGradKernel<T><<<grid.blocks, grid.threads_per_block>>>(g, grads, count, grid,
-                                                               images_grad);
-  Check(cudaGetLastError(), "ResizeGradKernel launch");
-}
-
-// Values in [-100, 100).
-template <typename T>
-std::vector<T> Random(int64_t size, std::mt19937* rng) {
-  return RandomValues<T>(size, -100, 100, rng);
-}
-
-// Elements that differ in bits from the CPU result.
-template <typename T>
-int64_t Mismatches(const std::vector<T>& got, const std::vector<T>& want) {
-  int64_t count = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    count += std::memcmp(&got[i], &want[i], sizeof(T)) != 0;
+    if (SameResult(got[i], want[i])) continue;
+    if (row->printed++ < kPrintedPerRow) {
+      std::printf("MISMATCH %s index %zu: GPU 0x%llx, CPU 0x%llx\n", where.c_str(), i,
+                  BitsOf(got[i]), BitsOf(want[i]));
+    }
+    ++row->mismatches;
   }
-  return count;
 }
 
-struct Tally {
-  const char* name;
-  int64_t cases = 0;
-  int64_t elements = 0;
-  int64_t mismatches = 0;
+// Times `launch` and a device-to-device copy of `output`'s size into the row;
+// `bytes`: what the kernel must read and write at least once.
+template <typename OutT, typename Launch>
+void Time(const Launch& launch, double bytes, const GuardedBuffer<OutT>& output,
+          TableRow* row) {
+  const GuardedBuffer<OutT> copy(output.count(), Fill::kPattern);
+  const float kernel_ms = TimeMs(launch);
+  const float copy_ms = TimeMs([&] {
+    Check(cudaMemcpyAsync(copy.data(), output.data(), output.bytes(),
+                          cudaMemcpyDeviceToDevice),
+          "cudaMemcpyAsync");
+  });
+  row->timed = true;
+  row->kernel_gbps = bytes / kernel_ms / 1e6;
+  row->copy_gbps = 2.0 * output.bytes() / copy_ms / 1e6;
+  row->guard_hits += copy.GuardHits();
+}
+
+// The forward of `images`, as the op launches it, against the CPU math (with
+// FTZ and DAZ where `flush`); timed after its first launch where `timed`.
+template <typename T, typename OutT>
+void CheckForward(const ResizeGeometry& g, const std::vector<T>& images, bool flush,
+                  TableRow* row, bool timed) {
+  const std::vector<OutT> want = CpuResize<T, OutT>(g, images, flush);
+  const GuardedBuffer<T> input(images, Fill::kNan);
+  const GuardedBuffer<OutT> output(OutputSize(g), Fill::kPattern);
+  auto launch = [&] {
+    Check(LaunchResize(g, input.data(), output.data(), /*stream=*/nullptr),
+          "LaunchResize");
+  };
+  launch();
+  Check(cudaDeviceSynchronize(), "the forward kernel");
+  if (timed) Time(launch, 1.0 * input.bytes() + output.bytes(), output, row);
+  Record(g, output.Download(), want, input.GuardHits() + output.GuardHits(), row);
+}
+
+// The gradient of `grads`, as the op launches it: both passes through a
+// partial of exactly GradPassesFor(g).partial_count elements (none for the
+// identity's copy, whose empty partial keeps its guards).
+template <typename T>
+void CheckGradient(const ResizeGeometry& g, const std::vector<T>& grads, bool flush,
+                   TableRow* row, bool timed) {
+  using A = AccumulatorType<T>;
+  const std::vector<T> want = CpuResizeGrad(g, grads, flush);
+  const GradPasses passes = GradPassesFor(g);
+  const GuardedBuffer<T> input(grads, Fill::kNan);
+  const GuardedBuffer<A> partial(passes.copy ? 0 : passes.partial_count, Fill::kNan);
+  const GuardedBuffer<T> output(InputSize(g), Fill::kPattern);
+  auto launch = [&] {
+    Check(LaunchResizeGrad(g, input.data(), partial.data(), output.data(),
+                           /*stream=*/nullptr),
+          "LaunchResizeGrad");
+  };
+  launch();
+  Check(cudaDeviceSynchronize(), "the gradient kernels");
+  if (timed) Time(launch, 1.0 * input.bytes() + output.bytes(), output, row);
+  Record(g, output.Download(), want,
+         input.GuardHits() + partial.GuardHits() + output.GuardHits(), row);
+}
+
+// The cases of one geometry, each recorded in the row of its kernel, dtype
+// and `shapes`, with fresh data from `*seed`.
+struct Cases {
+  const ResizeGeometry& g;
+  std::string shapes;
+  Table* table;
+  uint64_t* seed;
+
+  // T images into OutT; Scale: the type whose smallest normal kDenormal uses.
+  template <typename T, typename OutT, typename Scale = T>
+  void Forward(Data data = Data::kRandom, bool flush = kKeep, bool timed = false) {
+    CheckForward<T, OutT>(
+        g, Values<T, Scale>(InputSize(g), ++*seed, data), flush,
+        &table->Row("forward", std::string(TypeName<T>()) + "->" + TypeName<OutT>(),
+                    shapes),
+        timed);
+  }
+  template <typename T>
+  void Gradient(Data data = Data::kRandom, bool flush = kKeep, bool timed = false) {
+    CheckGradient<T>(g, Values<T>(OutputSize(g), ++*seed, data), flush,
+                     &table->Row("gradient", TypeName<T>(), shapes), timed);
+  }
 };
 
-template <typename T, typename OutT>
-void CheckForward(const ResizeGeometry& g, const std::vector<T>& images, Tally* tally) {
-  std::vector<OutT> want(OutputSize(g));
-  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
-  DeviceBuffer<T> input(images);
-  DeviceBuffer<OutT> output(want.size());
-  LaunchResize(g, input.data, output.data);
-  tally->cases += 1;
-  tally->elements += want.size();
-  tally->mismatches += Mismatches(output.Download(), want);
-}
+// Every dtype over the matrix (the 16-bit and integer ones over fewer widths
+// and channels, to stay within a minute), then denormals and non-finite data.
+void CheckMatrices(bool quick, Table* table) {
+  uint64_t seed = 0;
+  ForEachGeometry(quick ? Matrix::kQuick : Matrix::kFull,
+                  [&](const ResizeGeometry& g, const std::string& name) {
+                    Cases c{g, name, table, &seed};
+                    c.Forward<float, float>();
+                    c.Forward<double, double>();
+                    c.Forward<double, float>();
+                    c.Forward<uint8_t, float>();
+                    c.Gradient<float>();
+                    c.Gradient<double>();
+                  });
+  ForEachGeometry(quick ? Matrix::kQuick : Matrix::kReduced,
+                  [&](const ResizeGeometry& g, const std::string& name) {
+                    Cases c{g, name, table, &seed};
+                    c.Forward<int8_t, float>();
+                    c.Forward<int16_t, float>();
+                    c.Forward<uint16_t, float>();
+                    c.Forward<int32_t, float>();
+                    c.Forward<int64_t, float>();
+                    c.Forward<Float16, Float16>();
+                    c.Forward<Float16, float>();
+                    c.Forward<Bfloat16, Bfloat16>();
+                    c.Forward<Bfloat16, float>();
+                    c.Gradient<Float16>();
+                    c.Gradient<Bfloat16>();
+                  });
 
-template <typename T>
-void CheckGradient(const ResizeGeometry& g, const std::vector<T>& grads, Tally* tally) {
-  std::vector<T> want(InputSize(g));
-  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data());
-  DeviceBuffer<T> input(grads);
-  DeviceBuffer<T> output(want.size());
-  LaunchResizeGrad(g, input.data, output.data);
-  tally->cases += 1;
-  tally->elements += want.size();
-  tally->mismatches += Mismatches(output.Download(), want);
-}
-
-// The matrix of bilinear_math_test / bilinear_gpu_grid_test.
-bool CheckMatrix() {
-  std::mt19937 rng(20261130);
-  Tally tallies[] = {{"forward float->float"}, {"forward double->double"},
-                     {"forward uint8->float"}, {"gradient float"},
-                     {"gradient double"}};
-  ForEachSmallGeometry({1, 4, 10}, {1, 3, 4, 17}, [&](const ResizeGeometry& g) {
-    CheckForward<float, float>(g, Random<float>(InputSize(g), &rng), &tallies[0]);
-    CheckForward<double, double>(g, Random<double>(InputSize(g), &rng), &tallies[1]);
-    std::vector<uint8_t> bytes(InputSize(g));
-    for (uint8_t& v : bytes) v = static_cast<uint8_t>(rng());
-    CheckForward<uint8_t, float>(g, bytes, &tallies[2]);
-    CheckGradient<float>(g, Random<float>(OutputSize(g), &rng), &tallies[3]);
-    CheckGradient<double>(g, Random<double>(OutputSize(g), &rng), &tallies[4]);
-  });
-  std::printf("%-24s %8s %12s %12s\n", "correctness", "cases", "elements",
-              "mismatches");
-  bool ok = true;
-  for (const Tally& t : tallies) {
-    std::printf("%-24s %8lld %12lld %12lld\n", t.name, static_cast<long long>(t.cases),
-                static_cast<long long>(t.elements), static_cast<long long>(t.mismatches));
-    ok = ok && t.mismatches == 0;
+  if (quick) {
+    table->Note(
+        "--quick: no denormal or non-finite sets (the values change no "
+        "memory access), no large cases, no benchmarks");
+    return;
   }
-  return ok;
-}
-
-// Milliseconds per call of `launch`, the median of `repeats` timed calls.
-template <typename Launch>
-float TimeMs(Launch launch, int repeats = 21) {
-  cudaEvent_t start, stop;
-  Check(cudaEventCreate(&start), "event");
-  Check(cudaEventCreate(&stop), "event");
-  launch();  // warm-up
-  std::vector<float> times;
-  for (int i = 0; i < repeats; ++i) {
-    Check(cudaEventRecord(start), "record");
-    launch();
-    Check(cudaEventRecord(stop), "record");
-    Check(cudaEventSynchronize(stop), "synchronize");
-    float ms = 0;
-    Check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    times.push_back(ms);
+  // Float denormals against the CPU math with FTZ and DAZ (double into float
+  // too: its conversion makes float denormals); double ones kept, unflushed.
+  if (!kCanFlush) {
+    table->Note(
+        "flushed float denormal cases skipped: this host has no MXCSR (not "
+        "x86), so no CPU reference with FTZ and DAZ");
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  ForEachGeometry(Matrix::kDenormal,
+                  [&](const ResizeGeometry& g, const std::string& name) {
+                    const Data d = Data::kDenormal;
+                    Cases flushed{g, "denormals flushed, " + name, table, &seed};
+                    if (kCanFlush) {
+                      flushed.Forward<float, float>(d, kFlush);
+                      flushed.Forward<double, float, /*Scale=*/float>(d, kFlush);
+                      flushed.Gradient<float>(d, kFlush);
+                    }
+                    Cases kept{g, "denormals kept, " + name, table, &seed};
+                    kept.Forward<double, double>(d, kKeep);
+                    kept.Gradient<double>(d, kKeep);
+                  });
+
+  ForEachGeometry(Matrix::kNonFinite,
+                  [&](const ResizeGeometry& g, const std::string& name) {
+                    const Data d = Data::kNonFinite;
+                    Cases c{g, "NaN, +-inf, " + name, table, &seed};
+                    c.Forward<float, float>(d);
+                    c.Forward<double, double>(d);
+                    c.Forward<Float16, Float16>(d);
+                    c.Forward<Bfloat16, float>(d);
+                    c.Gradient<float>(d);
+                    c.Gradient<Float16>(d);
+                  });
 }
 
-void PrintRow(const char* name, const ResizeGeometry& g, double kernel_bytes,
-              float kernel_ms, double copy_bytes, float copy_ms) {
-  std::printf("%-9s [%lld,%lld,%lld,%lld]->[%lldx%lld] ac=%d hp=%d  %8.3f ms %8.1f GB/s"
-              "   copy %8.3f ms %8.1f GB/s   kernel/copy time %5.2f\n",
-              name, static_cast<long long>(g.batch), static_cast<long long>(g.in_height),
-              static_cast<long long>(g.in_width), static_cast<long long>(g.channels),
-              static_cast<long long>(g.out_height), static_cast<long long>(g.out_width),
-              g.align_corners, g.half_pixel_centers, kernel_ms,
-              kernel_bytes / kernel_ms / 1e6, copy_ms, copy_bytes / copy_ms / 1e6,
-              kernel_ms / copy_ms);
+// Whether a case needing `bytes` of device memory runs: at most 8 GiB, and
+// free with 256 MiB to spare. Otherwise a note says why it was skipped.
+bool Fits(double bytes, const std::string& what, Table* table) {
+  size_t free_bytes = 0, total_bytes = 0;
+  Check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  const double gib = 1024.0 * 1024 * 1024;
+  if (bytes <= 8 * gib && bytes + gib / 4 <= free_bytes) return true;
+  char text[200];
+  std::snprintf(text, sizeof(text),
+                "%s skipped: needs %.2f GiB of device memory, %.2f GiB free (at most "
+                "8 GiB per case)",
+                what.c_str(), bytes / gib, free_bytes / gib);
+  table->Note(text);
+  return false;
 }
 
-// Float forward and gradient of `g` against a device-to-device copy of their
-// output. GB/s counts the bytes each must read and write at least once.
-void Benchmark(const ResizeGeometry& g) {
-  std::mt19937 rng(1);
-  const int64_t in = InputSize(g), out = OutputSize(g);
-  DeviceBuffer<float> images(Random<float>(in, &rng));
-  DeviceBuffer<float> resized(out), resized_copy(out);
-  const float forward_ms = TimeMs([&] { LaunchResize(g, images.data, resized.data); });
-  const float forward_copy_ms = TimeMs([&] {
-    cudaMemcpyAsync(resized_copy.data, resized.data, out * sizeof(float),
-                    cudaMemcpyDeviceToDevice);
+// Cases too large for the matrix, each bitwise against the CPU math.
+void CheckLargeCases(Table* table) {
+  uint64_t seed = uint64_t{1} << 32;
+  // Many waves: 10.8M outputs, 42k blocks.
+  const ResizeGeometry waves{4, 600, 500, 1000, 900, 3, false, true};
+  Cases many{waves, "many waves", table, &seed};
+  many.Forward<float, float>();
+  many.Forward<Float16, Float16>();
+  many.Gradient<float>();
+
+  // Just past kMaxBlocks * kThreadsPerBlock (2^28) elements, so the grid
+  // stops growing and threads 0 to 32768 take a second element each: the
+  // forward's outputs, then the gradient's row pass (its partial).
+  const int64_t one_each = kMaxBlocks * kThreadsPerBlock;
+  const std::string past = "grid-stride, 2^28+32769 elements";
+  const ResizeGeometry strided{1, 4097, 4099, 16385, 16385, 1, false, true};
+  if (OutputSize(strided) <= one_each) std::abort();  // not past: fix the shape
+  if (Fits(InputSize(strided) + 4.0 * OutputSize(strided), "forward uint8->float " + past,
+           table)) {
+    Cases{strided, past, table, &seed}.Forward<uint8_t, float>();
+  }
+  const ResizeGeometry strided_grad{1, 16385, 3, 16385, 16385, 1, false, true};
+  const int64_t partial = GradPassesFor(strided_grad).partial_count;
+  if (partial <= one_each) std::abort();
+  if (Fits(4.0 * (OutputSize(strided_grad) + partial + InputSize(strided_grad)),
+           "gradient float " + past, table)) {
+    Cases{strided_grad, past, table, &seed}.Gradient<float>();
+  }
+
+  // A 1x1 image's gradient: each of its elements sums 16.7M (or 4096)
+  // outputs, split over the two passes.
+  ForEachAttrMode(1, 1, 1, 4096, 4096, 3, [&](const ResizeGeometry& g) {
+    Cases{g, "tiny input [1,1,1,3]->4096x4096", table, &seed}.Gradient<float>();
   });
-  PrintRow("forward", g, (in + out) * 4.0, forward_ms, 2.0 * out * 4, forward_copy_ms);
-
-  DeviceBuffer<float> images_grad(in), images_grad_copy(in);
-  const float gradient_ms =
-      TimeMs([&] { LaunchResizeGrad(g, resized.data, images_grad.data); });
-  const float gradient_copy_ms = TimeMs([&] {
-    cudaMemcpyAsync(images_grad_copy.data, images_grad.data, in * sizeof(float),
-                    cudaMemcpyDeviceToDevice);
+  ForEachAttrMode(2, 1, 1, 64, 64, 3, [&](const ResizeGeometry& g) {
+    Cases c{g, "tiny input [2,1,1,3]->64x64", table, &seed};
+    c.Gradient<float>();
+    c.Gradient<double>();
+    c.Gradient<Float16>();
   });
-  PrintRow("gradient", g, (in + out) * 4.0, gradient_ms, 2.0 * in * 4, gradient_copy_ms);
-  Check(cudaDeviceSynchronize(), "benchmark");
+
+  // Large down-sampling: each output reads far-apart inputs; most input
+  // gradient elements get no output at all.
+  const int64_t sizes[][2] = {{256, 256}, {17, 31}};
+  for (const auto& size : sizes) {
+    ForEachAttrMode(4, 2048, 2048, size[0], size[1], 3, [&](const ResizeGeometry& g) {
+      Cases c{g,
+              "down-sampling [4,2048,2048,3]->" + std::to_string(size[0]) + "x" +
+                  std::to_string(size[1]),
+              table, &seed};
+      c.Forward<float, float>();
+      c.Gradient<float>();
+    });
+  }
 }
 
-}  // namespace
-}  // namespace bilinear
-}  // namespace tensorflow_ops
-
-int main() {
-  using tensorflow_ops::bilinear::ResizeGeometry;
-  cudaDeviceProp properties;
-  tensorflow_ops::bilinear::Check(cudaGetDeviceProperties(&properties, 0), "device");
-  std::printf("device: %s (sm_%d%d)\n", properties.name, properties.major,
-              properties.minor);
-  const bool ok = tensorflow_ops::bilinear::CheckMatrix();
-  std::printf("correctness: %s\n\n", ok ? "PASS (bitwise equal to the CPU math)"
-                                        : "FAIL");
+// The benchmark shapes, each also checked bitwise, in a row of its own.
+void Benchmark(Table* table) {
+  uint64_t seed = uint64_t{1} << 33;
+  const Data r = Data::kRandom;
+  const bool timed = true;
   // {batch, in_h, in_w, out_h, out_w, channels, align_corners, half_pixel}
-  const ResizeGeometry shapes[] = {
+  const ResizeGeometry both[] = {
       {16, 256, 256, 512, 512, 3, false, true},   // 2x up, RGB
       {16, 512, 512, 256, 256, 3, false, true},   // 2x down, RGB
       {8, 64, 64, 128, 128, 64, true, false},     // 2x up, 64 feature channels
       {64, 224, 224, 299, 299, 1, false, false},  // a non-integer scale, 1 channel
+      {4, 2048, 2048, 256, 256, 3, false, true},  // large down-sampling
+      {4, 2048, 2048, 17, 31, 3, false, true},
   };
-  for (const ResizeGeometry& g : shapes) tensorflow_ops::bilinear::Benchmark(g);
-  return ok ? 0 : 1;
+  for (const ResizeGeometry& g : both) {
+    Cases c{g, "benchmark " + ShapeName(g), table, &seed};
+    c.Forward<float, float>(r, kKeep, timed);
+    c.Gradient<float>(r, kKeep, timed);
+  }
+  const ResizeGeometry half{16, 256, 256, 512, 512, 3, false, true};
+  Cases{half, "benchmark " + ShapeName(half), table, &seed}.Forward<Float16, Float16>(
+      r, kKeep, timed);
+  // Its copy is of 12 bytes, a launch's latency: the ratio says little here.
+  const ResizeGeometry tiny{1, 1, 1, 4096, 4096, 3, false, true};
+  Cases{tiny, "benchmark " + ShapeName(tiny), table, &seed}.Gradient<float>(r, kKeep,
+                                                                            timed);
+}
+
+// "13.0" from CUDA's 13000.
+std::string CudaVersionName(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+int Main(int argc, char** argv) {
+  bool quick = false, benchmark = true;
+  const char* table_path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      quick = true;
+    } else if (arg == "--no-benchmark") {
+      benchmark = false;
+    } else if (arg == "--table" && i + 1 < argc) {
+      table_path = argv[++i];
+    } else if (arg.rfind("--table=", 0) == 0) {
+      table_path = argv[i] + 8;
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--no-benchmark] [--table FILE]\n",
+                   argv[0]);
+      return arg == "--help" ? 0 : 2;
+    }
+  }
+  int driver = 0, runtime = 0;
+  if (!DriverRunsThisRuntime(&driver, &runtime)) {
+    std::fprintf(stderr,
+                 "the NVIDIA driver supports CUDA %s, but this harness was built with "
+                 "CUDA %s: install a driver for CUDA %s or newer, or build with an "
+                 "older nvcc (NVCC=... tools/gpu_harness/run.sh)\n",
+                 driver > 0 ? CudaVersionName(driver).c_str() : "(none found)",
+                 CudaVersionName(runtime).c_str(), CudaVersionName(runtime).c_str());
+    return 2;
+  }
+  cudaDeviceProp properties;
+  Check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  const std::string device =
+      std::string(properties.name) + " (sm_" + std::to_string(properties.major) +
+      std::to_string(properties.minor) + "), driver CUDA " + CudaVersionName(driver) +
+      ", runtime CUDA " + CudaVersionName(runtime) + (quick ? ", --quick" : "");
+  std::printf("MyBilinear GPU harness: %s\n", device.c_str());
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  Table table;
+  CheckMatrices(quick, &table);
+  std::printf("matrices done at %.1f s\n", seconds());
+  if (!quick) {
+    CheckLargeCases(&table);
+    std::printf("large cases done at %.1f s\n", seconds());
+    if (benchmark) Benchmark(&table);
+  }
+  Check(cudaDeviceSynchronize(), "the last kernel");
+  std::printf("\n");
+  table.Print();
+  const bool passed = table.Passed();
+  std::printf("\n%s in %.1f s\n",
+              passed ? "PASS: bitwise equal to the CPU math (NaNs as NaNs), guards intact"
+                     : "FAIL: see MISMATCH and GUARD HIT above",
+              seconds());
+  if (table_path != nullptr &&
+      !table.WriteMarkdown(table_path, "# MyBilinear GPU harness: " + device)) {
+    std::fprintf(stderr, "cannot write %s\n", table_path);
+    return 2;
+  }
+  return passed ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace harness
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+int main(int argc, char** argv) {
+  return tensorflow_ops::bilinear::harness::Main(argc, argv);
 }
