@@ -45,8 +45,7 @@ inline absl::Status DriverStatus(const char* op) {
       op, ": the NVIDIA driver supports CUDA ",
       v.driver > 0 ? CudaVersionName(v.driver) : std::string("(none found)"),
       ", but this library's GPU kernels were built with CUDA ",
-      CudaVersionName(v.runtime), ". Install a driver for CUDA ",
-      CudaVersionName(v.runtime),
+      CudaVersionName(v.runtime), ". Install a driver for CUDA ", v.runtime / 1000,
       " or newer, or rebuild with the CUDA toolkit TensorFlow was built with "
       "(docs/building.md#cuda)."));
 }

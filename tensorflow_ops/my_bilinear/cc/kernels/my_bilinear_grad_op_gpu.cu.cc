@@ -37,9 +37,10 @@ struct MyBilinearGrad<GpuDevice, T> {
     const absl::Status driver = DriverStatus("MyBilinearGrad");
     if (!driver.ok()) return driver;
     using A = bilinear::AccumulatorType<T>;
+    // A tile's partial, from TensorFlow's allocator (its memory returns to the
+    // pool once the launches are enqueued, as for any temporary). Its size is
+    // at most the larger of grads and the input gradient (or 4M elements).
     const bilinear::GradPasses passes = bilinear::GradPassesFor(geometry);
-    // The row pass's output, from TensorFlow's allocator (its memory returns
-    // to the pool once the launches are enqueued, as for any temporary).
     Tensor partial;
     if (!passes.copy && passes.count > 0) {
       const absl::Status allocated = context->allocate_temp(

@@ -42,7 +42,8 @@ __global__ void ResizeRowsKernel(ResizeGeometry geometry, const T* __restrict__ 
                                  RowGrid grid, OutT* __restrict__ output) {
   using A = AccumulatorType<OutT>;
   const Samplers<A> samplers = SamplersFor<A>(geometry);
-  const int32_t element = static_cast<int32_t>(blockIdx.x * kThreadsPerBlock + threadIdx.x);
+  const int32_t element =
+      static_cast<int32_t>(blockIdx.x * kThreadsPerBlock + threadIdx.x);
   if (element >= grid.row_elements) return;
   for (int64_t row = blockIdx.y; row < grid.rows; row += grid.row_blocks) {
     output[row * grid.row_elements + element] = ResizeRowElement<T, OutT>(
@@ -50,29 +51,34 @@ __global__ void ResizeRowsKernel(ResizeGeometry geometry, const T* __restrict__ 
   }
 }
 
-// The gradient's row pass: `count` elements of the partial from `grads`.
-// half and bfloat16 are summed in float (AccumulatorType).
+// The gradient's row pass over the tile that starts at input row
+// `first_row`: its `count` partial elements from `grads`. half and bfloat16
+// are summed in float (AccumulatorType).
 template <typename T, typename Index, typename A = AccumulatorType<T>>
 __global__ void ResizeGradRowPassKernel(ResizeGeometry geometry,
-                                        const T* __restrict__ grads, int64_t count,
-                                        LaunchGrid grid, A* __restrict__ partial) {
+                                        const T* __restrict__ grads, int64_t first_row,
+                                        int64_t count, LaunchGrid grid,
+                                        A* __restrict__ partial) {
   const Samplers<A> samplers = SamplersFor<A>(geometry);
   for (int64_t i = FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
        i += Stride(grid)) {
-    partial[i] = GradRowPassElement<T, Index>(geometry, samplers, grads, i);
+    partial[i] = GradRowPassElement<T, Index>(geometry, samplers, grads, first_row, i);
   }
 }
 
-// The gradient's column pass: `count` input-gradient elements from the partial.
+// The gradient's column pass over one tile, which starts at input row
+// `first_row`: `count` input-gradient elements from the tile's partial.
 template <typename T, typename Index, typename A = AccumulatorType<T>>
 __global__ void ResizeGradColumnPassKernel(ResizeGeometry geometry,
                                            const A* __restrict__ partial,
-                                           int64_t count, LaunchGrid grid,
-                                           T* __restrict__ images_grad) {
+                                           int64_t first_row, int64_t count,
+                                           LaunchGrid grid, T* __restrict__ images_grad) {
   const Samplers<A> samplers = SamplersFor<A>(geometry);
+  const int64_t first = first_row * geometry.in_width * geometry.channels;
   for (int64_t i = FirstIndex(grid, blockIdx.x, threadIdx.x); i < count;
        i += Stride(grid)) {
-    images_grad[i] = GradColumnPassElement<T, Index>(geometry, samplers, partial, i);
+    images_grad[first + i] =
+        GradColumnPassElement<T, Index>(geometry, samplers, partial, first_row, i);
   }
 }
 
@@ -80,13 +86,16 @@ __global__ void ResizeGradColumnPassKernel(ResizeGeometry geometry,
 // library links CUDA's static runtime from the nvcc that built it, which may
 // be newer than the CUDA TensorFlow's wheel needs, so the driver can be too
 // old for us while TensorFlow runs fine; this names both versions instead of
-// the runtime's bare "driver version is insufficient". Versions are
+// the runtime's bare "driver version is insufficient". Within one major
+// version a driver runs any minor release's machine code (CUDA's minor
+// version compatibility; the build emits machine code for every GPU it
+// targets), so only the major versions are compared. Versions are
 // 1000 * major + 10 * minor.
 inline bool DriverRunsThisRuntime(int* driver_version, int* runtime_version) {
   *runtime_version = CUDART_VERSION;
   *driver_version = 0;
   if (cudaDriverGetVersion(driver_version) != cudaSuccess) return false;
-  return *driver_version >= *runtime_version;
+  return *driver_version / 1000 >= *runtime_version / 1000;
 }
 
 // Enqueues the resize on `stream`: on the row grid where rows are wide enough,
@@ -120,8 +129,10 @@ cudaError_t LaunchResize(const ResizeGeometry& geometry, const T* images, OutT* 
   return cudaGetLastError();
 }
 
-// Enqueues the gradient on `stream`; `partial` holds
-// GradPassesFor(geometry).partial_count elements (unused for a copy).
+// Enqueues the gradient on `stream`, a row pass and a column pass per tile of
+// input rows; `partial` holds GradPassesFor(geometry).partial_count elements
+// (unused for a copy). Stream order keeps a tile's row pass from overwriting
+// the partial before the previous tile's column pass has read it.
 template <typename T, typename A = AccumulatorType<T>>
 cudaError_t LaunchResizeGrad(const ResizeGeometry& geometry, const T* grads, A* partial,
                              T* images_grad, cudaStream_t stream) {
@@ -131,26 +142,40 @@ cudaError_t LaunchResizeGrad(const ResizeGeometry& geometry, const T* grads, A* 
     return cudaMemcpyAsync(images_grad, grads, passes.count * sizeof(T),
                            cudaMemcpyDeviceToDevice, stream);
   }
-  const LaunchGrid rows = GridFor(passes.partial_count);
-  const dim3 row_blocks(static_cast<unsigned>(rows.blocks));
+  // Index width from the input gradient and the largest tile (FitsInt32 of
+  // the count covers its rows), so that one kernel serves all tiles.
+  const bool fits_int32 = FitsInt32(passes.count) && FitsInt32(passes.partial_count);
   const dim3 threads(static_cast<unsigned>(kThreadsPerBlock));
-  if (FitsInt32(passes.partial_count)) {
-    ResizeGradRowPassKernel<T, int32_t><<<row_blocks, threads, 0, stream>>>(
-        geometry, grads, passes.partial_count, rows, partial);
-  } else {
-    ResizeGradRowPassKernel<T, int64_t><<<row_blocks, threads, 0, stream>>>(
-        geometry, grads, passes.partial_count, rows, partial);
-  }
-  const cudaError_t row_pass = cudaGetLastError();
-  if (row_pass != cudaSuccess) return row_pass;
-  const LaunchGrid columns = GridFor(passes.count);
-  const dim3 column_blocks(static_cast<unsigned>(columns.blocks));
-  if (FitsInt32(passes.count)) {
-    ResizeGradColumnPassKernel<T, int32_t><<<column_blocks, threads, 0, stream>>>(
-        geometry, partial, passes.count, columns, images_grad);
-  } else {
-    ResizeGradColumnPassKernel<T, int64_t><<<column_blocks, threads, 0, stream>>>(
-        geometry, partial, passes.count, columns, images_grad);
+  const int64_t partial_row = geometry.out_width * geometry.channels;
+  const int64_t gradient_row = geometry.in_width * geometry.channels;
+  for (int64_t first_row = 0; first_row < passes.rows; first_row += passes.tile_rows) {
+    const int64_t tile_rows = passes.rows - first_row < passes.tile_rows
+                                  ? passes.rows - first_row
+                                  : passes.tile_rows;
+    const int64_t partial_count = tile_rows * partial_row;
+    const LaunchGrid rows = GridFor(partial_count);
+    const dim3 row_blocks(static_cast<unsigned>(rows.blocks));
+    if (fits_int32) {
+      ResizeGradRowPassKernel<T, int32_t><<<row_blocks, threads, 0, stream>>>(
+          geometry, grads, first_row, partial_count, rows, partial);
+    } else {
+      ResizeGradRowPassKernel<T, int64_t><<<row_blocks, threads, 0, stream>>>(
+          geometry, grads, first_row, partial_count, rows, partial);
+    }
+    const cudaError_t row_pass = cudaGetLastError();
+    if (row_pass != cudaSuccess) return row_pass;
+    const int64_t count = tile_rows * gradient_row;
+    const LaunchGrid columns = GridFor(count);
+    const dim3 column_blocks(static_cast<unsigned>(columns.blocks));
+    if (fits_int32) {
+      ResizeGradColumnPassKernel<T, int32_t><<<column_blocks, threads, 0, stream>>>(
+          geometry, partial, first_row, count, columns, images_grad);
+    } else {
+      ResizeGradColumnPassKernel<T, int64_t><<<column_blocks, threads, 0, stream>>>(
+          geometry, partial, first_row, count, columns, images_grad);
+    }
+    const cudaError_t column_pass = cudaGetLastError();
+    if (column_pass != cudaSuccess) return column_pass;
   }
   return cudaGetLastError();
 }

@@ -25,16 +25,57 @@ namespace tensorflow_ops {
 namespace bilinear {
 
 // The work of one gradient: a copy for the identity resize (its own adjoint),
-// otherwise both passes over the partial of `partial_count` elements.
+// otherwise both passes over tiles of `tile_rows` input rows (of the
+// batch * in_height) at a time. A tile's partial holds at most
+// max(grads, input gradient, kMinPartialElements) elements: one holding all
+// rows would have in_height * out_width elements per image and channel, far
+// more than either tensor where one axis shrinks and the other grows
+// (16 GiB for a 65536x1 gradient of a 1x65536 resize).
 struct GradPasses {
   bool copy;
-  int64_t partial_count;
-  int64_t count;  // elements of the input gradient
+  int64_t rows;            // batch * in_height
+  int64_t tile_rows;       // input rows per tile
+  int64_t partial_count;   // elements of a tile's partial
+  int64_t count;           // elements of the input gradient
 };
 
-BILINEAR_HOST_DEVICE inline GradPasses GradPassesFor(const ResizeGeometry& g) {
-  return {IsIdentity(g), g.batch * g.in_height * g.out_width * g.channels,
-          g.batch * g.in_height * g.in_width * g.channels};
+constexpr int64_t kMinPartialElements = int64_t{1} << 22;
+
+BILINEAR_HOST_DEVICE inline GradPasses GradPassesFor(
+    const ResizeGeometry& g, int64_t min_partial_elements = kMinPartialElements) {
+  GradPasses passes;
+  passes.copy = IsIdentity(g);
+  passes.rows = g.batch * g.in_height;
+  passes.count = passes.rows * g.in_width * g.channels;
+  const int64_t partial_row = g.out_width * g.channels;
+  const int64_t grads = g.batch * g.out_height * partial_row;
+  int64_t budget = grads > passes.count ? grads : passes.count;
+  if (budget < min_partial_elements) budget = min_partial_elements;
+  passes.tile_rows = budget / partial_row;
+  if (passes.tile_rows > passes.rows) passes.tile_rows = passes.rows;
+  if (passes.tile_rows < 1) passes.tile_rows = 1;
+  passes.partial_count = passes.tile_rows * partial_row;
+  return passes;
+}
+
+// Index `index` of a tile of [rows, width, channels] elements whose first
+// row is row `first_row` of the batch * height rows, split into coordinates.
+// Tile-local, so that no index of the whole partial (which can pass 2^63
+// elements where no tile does) is ever formed; divisions in `Index`.
+template <typename Index>
+BILINEAR_HOST_DEVICE inline PixelIndex SplitTileIndex(int64_t index, int64_t first_row,
+                                                      int64_t height, int64_t width,
+                                                      int64_t channels) {
+  Index i = static_cast<Index>(index);
+  PixelIndex p;
+  p.c = i % static_cast<Index>(channels);
+  i /= static_cast<Index>(channels);
+  p.x = i % static_cast<Index>(width);
+  i /= static_cast<Index>(width);
+  const Index row = static_cast<Index>(first_row) + i;
+  p.b = row / static_cast<Index>(height);
+  p.y = row % static_cast<Index>(height);
+  return p;
 }
 
 // The output indices [*begin, *end) along one axis whose neighbours include
@@ -65,14 +106,17 @@ BILINEAR_HOST_DEVICE A WeightOfNeighbour(const AxisWeight<A>& w, int64_t in) {
   return w.lower == in ? A(1) - w.lerp : w.lerp;
 }
 
-// Element `index` of the partial: input row y, output column x. The gradient
-// itself where one output row reads row y, their weighted sum where several
-// do, 0 where none does.
+// Element `index` of the partial of the tile that starts at input row
+// `tile_first_row` (of the batch * in_height): input row y, output column x.
+// The gradient itself where one output row reads row y, their weighted sum
+// where several do, 0 where none does.
 template <typename T, typename Index = int64_t, typename A = AccumulatorType<T>>
 BILINEAR_HOST_DEVICE A GradRowPassElement(const ResizeGeometry& g,
                                           const Samplers<A>& samplers,
-                                          const T* __restrict__ grads, int64_t index) {
-  const PixelIndex p = SplitIndex<Index>(index, g.in_height, g.out_width, g.channels);
+                                          const T* __restrict__ grads,
+                                          int64_t tile_first_row, int64_t index) {
+  const PixelIndex p =
+      SplitTileIndex<Index>(index, tile_first_row, g.in_height, g.out_width, g.channels);
   int64_t first_row, end_row;
   OutputRangeReading(samplers.rows, g.out_height, p.y, &first_row, &end_row);
   if (first_row == end_row) return A(0);
@@ -88,7 +132,8 @@ BILINEAR_HOST_DEVICE A GradRowPassElement(const ResizeGeometry& g,
   return value;
 }
 
-// Input-gradient element `index` from the partial: output columns in
+// Element `index` of the input gradient's tile that starts at input row
+// `tile_first_row`, from that tile's partial: output columns in
 // ascending order, each weighted as the CPU kernel weighs it,
 // `(row weight * column weight) * value`, where a column whose neighbours are
 // both this input pixel weighs exactly 1 (so the product is
@@ -97,8 +142,9 @@ template <typename T, typename Index = int64_t, typename A = AccumulatorType<T>>
 BILINEAR_HOST_DEVICE T GradColumnPassElement(const ResizeGeometry& g,
                                              const Samplers<A>& samplers,
                                              const A* __restrict__ partial,
-                                             int64_t index) {
-  const PixelIndex p = SplitIndex<Index>(index, g.in_height, g.in_width, g.channels);
+                                             int64_t tile_first_row, int64_t index) {
+  const PixelIndex p =
+      SplitTileIndex<Index>(index, tile_first_row, g.in_height, g.in_width, g.channels);
   int64_t first_row, end_row, first_column, end_column;
   OutputRangeReading(samplers.rows, g.out_height, p.y, &first_row, &end_row);
   OutputRangeReading(samplers.columns, g.out_width, p.x, &first_column, &end_column);
@@ -106,7 +152,8 @@ BILINEAR_HOST_DEVICE T GradColumnPassElement(const ResizeGeometry& g,
   const A row_weight = end_row - first_row == 1
                            ? WeightOfNeighbour(samplers.rows.At(first_row), p.y)
                            : A(1);
-  const A* row = partial + (p.b * g.in_height + p.y) * g.out_width * g.channels + p.c;
+  const int64_t tile_row = p.b * g.in_height + p.y - tile_first_row;
+  const A* row = partial + tile_row * g.out_width * g.channels + p.c;
   A total = A(0);
   for (int64_t column = first_column; column < end_column; ++column) {
     const A value = row[column * g.channels];

@@ -110,8 +110,6 @@ void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
   CompareBits(g, "forward differs from the CPU kernel", got, want, writes);
 }
 
-// What LaunchResizeGrad does: a copy for the identity, else the row pass
-// into the partial, then the column pass from it.
 // What ResizeRowsKernel does, on the row grid of `g` with `row_blocks` rows
 // of blocks (RowGridFor's, or fewer, so that blocks walk several rows). Run
 // for every geometry but the identity, whether or not the launcher would
@@ -147,42 +145,60 @@ void CheckForwardRows(const ResizeGeometry& g, int64_t row_blocks,
   CompareBits(g, "row-grid forward differs from the CPU kernel", got, want, writes);
 }
 
+// What LaunchResizeGrad does: a copy for the identity, else, per tile of
+// input rows (GradPassesFor's, or `max_tile_rows` if fewer), the row pass
+// into the tile's partial, then the column pass from it.
 template <typename T, typename Index>
 void CheckGradient(const ResizeGeometry& g, const LaunchGrid& rows_grid,
-                   const LaunchGrid& columns_grid, const std::vector<T>& grads) {
+                   const LaunchGrid& columns_grid, int64_t max_tile_rows,
+                   const std::vector<T>& grads) {
   const int64_t count = InputSize(g);
   std::vector<T> want(count);
   ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data());
-  const GradPasses passes = GradPassesFor(g);
+  GradPasses passes = GradPassesFor(g);
   if (passes.copy) {
     return CompareBits(g, "identity gradient differs from the CPU kernel", grads, want,
                        std::vector<int>(count, 1));
   }
+  if (count == 0) return;
+  passes.tile_rows = std::min(passes.tile_rows, max_tile_rows);
   const std::vector<T> guarded = Guarded(grads);
   using A = AccumulatorType<T>;
   const Samplers<A> samplers = SamplersFor<A>(g);
-  std::vector<A> partial(passes.partial_count);
-  const std::vector<int> partial_writes = RunGrid<A>(
-      rows_grid, passes.partial_count,
-      [&](int64_t i) {
-        return GradRowPassElement<T, Index>(g, samplers, guarded.data() + kGuard, i);
-      },
-      &partial);
-  for (size_t i = 0; i < partial_writes.size(); ++i) {
-    if (partial_writes[i] != 1) {
-      return Fail("partial index %zu not written exactly once: %s", i,
-                  Describe(g).c_str());
+  const int64_t partial_row = g.out_width * g.channels;
+  const int64_t gradient_row = g.in_width * g.channels;
+  std::vector<T> got(count);
+  std::vector<int> writes(count, 0);
+  for (int64_t first_row = 0; first_row < passes.rows; first_row += passes.tile_rows) {
+    const int64_t tile_rows = std::min(passes.tile_rows, passes.rows - first_row);
+    std::vector<A> partial(tile_rows * partial_row);
+    const std::vector<int> partial_writes = RunGrid<A>(
+        rows_grid, partial.size(),
+        [&](int64_t i) {
+          return GradRowPassElement<T, Index>(g, samplers, guarded.data() + kGuard,
+                                              first_row, i);
+        },
+        &partial);
+    for (size_t i = 0; i < partial_writes.size(); ++i) {
+      if (partial_writes[i] != 1) {
+        return Fail("partial index %zu not written exactly once: %s", i,
+                    Describe(g).c_str());
+      }
+    }
+    const std::vector<A> guarded_partial = Guarded(partial);
+    std::vector<T> tile(tile_rows * gradient_row);
+    const std::vector<int> tile_writes = RunGrid<T>(
+        columns_grid, tile.size(),
+        [&](int64_t i) {
+          return GradColumnPassElement<T, Index>(
+              g, samplers, guarded_partial.data() + kGuard, first_row, i);
+        },
+        &tile);
+    for (size_t i = 0; i < tile.size(); ++i) {
+      got[first_row * gradient_row + i] = tile[i];
+      writes[first_row * gradient_row + i] += tile_writes[i];
     }
   }
-  const std::vector<A> guarded_partial = Guarded(partial);
-  std::vector<T> got(count);
-  const std::vector<int> writes = RunGrid<T>(
-      columns_grid, count,
-      [&](int64_t i) {
-        return GradColumnPassElement<T, Index>(g, samplers, guarded_partial.data() + kGuard,
-                                               i);
-      },
-      &got);
   CompareBits(g, "gradient differs from the CPU kernel", got, want, writes);
 }
 
@@ -220,6 +236,8 @@ template <typename Index>
 void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt19937* rng) {
   const LaunchGrid small_grid = {3, kThreadsPerBlock};
   const int64_t partial_count = std::max<int64_t>(GradPassesFor(g).partial_count, 1);
+  // Tiles of 1 input row on the strided grid (its pass grids walk whole tiles).
+  const int64_t max_tile_rows = strided ? 1 : std::numeric_limits<int64_t>::max();
   const LaunchGrid forward = strided ? small_grid : GridFor(OutputSize(g));
   const LaunchGrid rows = strided ? small_grid : GridFor(partial_count);
   const LaunchGrid columns = strided ? small_grid : GridFor(InputSize(g));
@@ -234,9 +252,9 @@ void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt199
                                  TestValues<float>(InputSize(g), denormals, rng));
   CheckForwardRows<double, double>(g, row_blocks,
                                    TestValues<double>(InputSize(g), denormals, rng));
-  CheckGradient<float, Index>(g, rows, columns,
+  CheckGradient<float, Index>(g, rows, columns, max_tile_rows,
                               TestValues<float>(OutputSize(g), denormals, rng));
-  CheckGradient<double, Index>(g, rows, columns,
+  CheckGradient<double, Index>(g, rows, columns, max_tile_rows,
                                TestValues<double>(OutputSize(g), denormals, rng));
   if (denormals) return;
   std::vector<uint8_t> bytes(InputSize(g));
@@ -247,9 +265,9 @@ void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt199
                                      SixteenBitValues<Float16>(InputSize(g), rng));
   CheckForwardRows<Bfloat16, float>(g, row_blocks,
                                     SixteenBitValues<Bfloat16>(InputSize(g), rng));
-  CheckGradient<Float16, Index>(g, rows, columns,
+  CheckGradient<Float16, Index>(g, rows, columns, max_tile_rows,
                                 SixteenBitValues<Float16>(OutputSize(g), rng));
-  CheckGradient<Bfloat16, Index>(g, rows, columns,
+  CheckGradient<Bfloat16, Index>(g, rows, columns, max_tile_rows,
                                  SixteenBitValues<Bfloat16>(OutputSize(g), rng));
 }
 

@@ -15,10 +15,11 @@ for bit, NaNs as NaNs (their bits differ between x86 and the GPU). double keeps
 its denormals on the GPU, which TensorFlow flushes on the CPU: double results
 with denormals in play differ by less than the smallest normal per term.
 
-Eager TensorFlow runs an op whose inputs are all small host-resident integers
-on the CPU even inside tf.device("/GPU:0"); the module turns that pinning off
-(TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING=0), copies every input to the
-device it runs on, and asserts the device of every result.
+Eager TensorFlow can run an op whose inputs are all small host-resident
+integers on the CPU even inside tf.device("/GPU:0") (MaybePinSmallOpsToCpu,
+behind TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING); the module turns that
+pinning off, copies every input to the device it runs on, and asserts the
+device of every result, so no comparison can be of the CPU with itself.
 """
 
 import os
