@@ -13,10 +13,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
-
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
@@ -91,26 +87,6 @@ constexpr bool kCanFlush =
     false;
 #endif
 constexpr bool kFlush = true, kKeep = false;
-
-// With `flush`, FTZ and DAZ set in MXCSR for the life of the object, as
-// TensorFlow's executor sets them around CPU kernels.
-class ScopedFlushDenormals {
- public:
-  explicit ScopedFlushDenormals(bool flush) {
-#if defined(__SSE__)
-    saved_ = _mm_getcsr();
-    if (flush) _mm_setcsr(saved_ | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
-#endif
-  }
-  ~ScopedFlushDenormals() {
-#if defined(__SSE__)
-    _mm_setcsr(saved_);
-#endif
-  }
-
- private:
-  unsigned saved_ = 0;
-};
 
 // Calls work(begin, end) over row ranges covering [0, rows): on every core
 // from a million elements up (the large cases would take seconds on one), on

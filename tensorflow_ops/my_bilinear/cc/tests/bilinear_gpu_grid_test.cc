@@ -22,14 +22,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <random>
 #include <type_traits>
 #include <vector>
-
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
@@ -319,26 +314,6 @@ BILINEAR_TEST(WideRows) {
   }
 }
 
-// Sets FTZ and DAZ, as TensorFlow's executor does around CPU kernels, for
-// the life of the object (where the CPU has them).
-class ScopedFlushDenormals {
- public:
-  ScopedFlushDenormals() {
-#if defined(__SSE__)
-    saved_ = _mm_getcsr();
-    _mm_setcsr(saved_ | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
-#endif
-  }
-  ~ScopedFlushDenormals() {
-#if defined(__SSE__)
-    _mm_setcsr(saved_);
-#endif
-  }
-
- private:
-  unsigned saved_ = 0;
-};
-
 // Denormal images and gradients: the element functions agree with the CPU
 // math bit for bit with denormals flushed, as both run under TensorFlow (the
 // float GPU kernels flush too, -ftz=true), and with denormals kept, as double
@@ -346,8 +321,7 @@ class ScopedFlushDenormals {
 BILINEAR_TEST(Denormals) {
   std::mt19937 rng(20261202);
   for (const bool flush : {true, false}) {
-    std::unique_ptr<ScopedFlushDenormals> flushing;
-    if (flush) flushing = std::make_unique<ScopedFlushDenormals>();
+    const ScopedFlushDenormals flushing(flush);
     ForEachSmallGeometry({1, 4}, {1, 3},
                          [&](const ResizeGeometry& g) { CheckGeometry(g, &rng, true); });
   }

@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -64,6 +68,29 @@ std::vector<T> RandomValues(int64_t size, double low, double high,
   for (T& v : values) v = static_cast<T>(uniform(*rng));
   return values;
 }
+
+// With `flush`, FTZ and DAZ set in MXCSR for the life of the object, as
+// TensorFlow's executor sets them around CPU kernels (where the CPU has them;
+// MXCSR is per thread).
+class ScopedFlushDenormals {
+ public:
+  explicit ScopedFlushDenormals(bool flush) {
+#if defined(__SSE__)
+    saved_ = _mm_getcsr();
+    if (flush) _mm_setcsr(saved_ | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
+#endif
+  }
+  ~ScopedFlushDenormals() {
+#if defined(__SSE__)
+    _mm_setcsr(saved_);
+#endif
+  }
+  ScopedFlushDenormals(const ScopedFlushDenormals&) = delete;
+  ScopedFlushDenormals& operator=(const ScopedFlushDenormals&) = delete;
+
+ private:
+  unsigned saved_ = 0;
+};
 
 // "in HxW out HxW c=C b=B ac=0|1 hp=0|1": the geometry a message is about.
 inline std::string Describe(const ResizeGeometry& g) {
