@@ -54,21 +54,34 @@ struct PixelIndex {
   int64_t b, y, x, c;
 };
 
-// The divisions are done in `Index`: the launchers pass int32_t where the
-// element count fits, since a GPU divides 64-bit integers in software, several
-// times slower than 32-bit ones.
+// Index `index` of a tile of [rows, width, channels] elements whose first
+// row is row `first_row` of the batch * height rows, split into coordinates.
+// Tile-local, so that no index of the whole partial (which can pass 2^63
+// elements where no tile does) is ever formed; divisions in `Index`.
+template <typename Index>
+BILINEAR_HOST_DEVICE inline PixelIndex SplitTileIndex(int64_t index, int64_t first_row,
+                                                      int64_t height, int64_t width,
+                                                      int64_t channels) {
+  Index i = static_cast<Index>(index);
+  PixelIndex p;
+  p.c = i % static_cast<Index>(channels);
+  i /= static_cast<Index>(channels);
+  p.x = i % static_cast<Index>(width);
+  i /= static_cast<Index>(width);
+  const Index row = static_cast<Index>(first_row) + i;
+  p.b = row / static_cast<Index>(height);
+  p.y = row % static_cast<Index>(height);
+  return p;
+}
+
+// A flat NHWC index of the whole tensor: a tile that starts at row 0. The
+// divisions are done in `Index`: the launchers pass int32_t where the element
+// count fits, since a GPU divides 64-bit integers in software, several times
+// slower than 32-bit ones.
 template <typename Index = int64_t>
 BILINEAR_HOST_DEVICE inline PixelIndex SplitIndex(int64_t flat_index, int64_t height,
                                                   int64_t width, int64_t channels) {
-  Index index = static_cast<Index>(flat_index);
-  PixelIndex p;
-  p.c = index % static_cast<Index>(channels);
-  index /= static_cast<Index>(channels);
-  p.x = index % static_cast<Index>(width);
-  index /= static_cast<Index>(width);
-  p.y = index % static_cast<Index>(height);
-  p.b = index / static_cast<Index>(height);
-  return p;
+  return SplitTileIndex<Index>(flat_index, 0, height, width, channels);
 }
 
 // Whether every flat index below `count` fits the 32-bit splitting.

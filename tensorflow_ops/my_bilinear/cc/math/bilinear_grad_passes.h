@@ -58,26 +58,6 @@ BILINEAR_HOST_DEVICE inline GradPasses GradPassesFor(
   return passes;
 }
 
-// Index `index` of a tile of [rows, width, channels] elements whose first
-// row is row `first_row` of the batch * height rows, split into coordinates.
-// Tile-local, so that no index of the whole partial (which can pass 2^63
-// elements where no tile does) is ever formed; divisions in `Index`.
-template <typename Index>
-BILINEAR_HOST_DEVICE inline PixelIndex SplitTileIndex(int64_t index, int64_t first_row,
-                                                      int64_t height, int64_t width,
-                                                      int64_t channels) {
-  Index i = static_cast<Index>(index);
-  PixelIndex p;
-  p.c = i % static_cast<Index>(channels);
-  i /= static_cast<Index>(channels);
-  p.x = i % static_cast<Index>(width);
-  i /= static_cast<Index>(width);
-  const Index row = static_cast<Index>(first_row) + i;
-  p.b = row / static_cast<Index>(height);
-  p.y = row % static_cast<Index>(height);
-  return p;
-}
-
 // The output indices [*begin, *end) along one axis whose neighbours include
 // input index `in`. Both neighbours never decrease with the output index and
 // differ by at most 1, so these are contiguous: upper >= in and lower <= in.
