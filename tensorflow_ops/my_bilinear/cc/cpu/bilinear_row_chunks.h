@@ -17,6 +17,8 @@
 #include <new>
 #include <thread>
 
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
+
 namespace tensorflow_ops {
 namespace bilinear {
 
@@ -40,6 +42,7 @@ class RowChunkCounters {
       const int64_t chunk = next_chunk_.fetch_add(1, std::memory_order_relaxed);
       if (chunk >= chunk_count_) return;
       run_rows_(work_, ChunkBegin(chunk), ChunkBegin(chunk + 1));
+      ExpectStreamingStoresFenced();
       // Release: the rows written are visible to whoever sees the count.
       chunks_done_.fetch_add(1, std::memory_order_release);
     }
@@ -94,13 +97,21 @@ void RunRowChunks(int64_t rows, int64_t chunk_count, int helper_count,
   chunk_count = std::min(chunk_count, rows);
   const int helpers =
       static_cast<int>(std::min<int64_t>(helper_count, chunk_count - 1));
-  if (helpers <= 0) return work(int64_t{0}, rows);
+  if (helpers <= 0) {
+    work(int64_t{0}, rows);
+    ExpectStreamingStoresFenced();
+    return;
+  }
   auto run_rows = [](const void* erased, int64_t begin_row, int64_t end_row) {
     (*static_cast<const Work*>(erased))(begin_row, end_row);
   };
   auto* counters = new (std::nothrow)
       RowChunkCounters(rows, chunk_count, helpers + 1, run_rows, &work);
-  if (counters == nullptr) return work(int64_t{0}, rows);
+  if (counters == nullptr) {
+    work(int64_t{0}, rows);
+    ExpectStreamingStoresFenced();
+    return;
+  }
   // Runs the chunks left, waits for those in progress and drops the
   // references of the caller and of helpers never scheduled: at the end, and
   // also if `schedule` throws, so that no helper runs `work` after this frame

@@ -10,6 +10,8 @@
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_CPU_BILINEAR_STREAMING_STORES_H_
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -25,17 +27,74 @@ namespace bilinear {
 // How a kernel writes its output: through the cache, or streaming past it.
 enum class OutputStores { kCached, kStreaming };
 
+// ThreadSanitizer sees neither streaming stores (GCC emits them as builtins
+// it does not instrument) nor x86's rule that only a fence orders them before
+// later stores. In its builds each one is reported to it as a write, and each
+// thread counts those it has not fenced yet, which ExpectStreamingStoresFenced
+// checks where a thread reports its rows done.
+#if defined(__SANITIZE_THREAD__)
+#define BILINEAR_CHECK_STREAMING_STORES 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BILINEAR_CHECK_STREAMING_STORES 1
+#endif
+#endif
+#ifndef BILINEAR_CHECK_STREAMING_STORES
+#define BILINEAR_CHECK_STREAMING_STORES 0
+#endif
+
+#if BILINEAR_CHECK_STREAMING_STORES
+extern "C" void __tsan_write_range(void* address, unsigned long size);
+
+inline int64_t& UnfencedStreamingStores() {
+  static thread_local int64_t count = 0;
+  return count;
+}
+#endif
+
+// Records, in ThreadSanitizer builds, that `bytes` at `out` were streamed.
+inline void NoteStreamingStore(float* out, int bytes) {
+#if BILINEAR_CHECK_STREAMING_STORES
+  __tsan_write_range(out, static_cast<unsigned long>(bytes));
+  ++UnfencedStreamingStores();
+#else
+  (void)out;
+  (void)bytes;
+#endif
+}
+
+// Aborts, in ThreadSanitizer builds, if this thread has streaming stores that
+// no FinishStreamingStores() has ordered yet: called where a thread is about
+// to report rows done.
+inline void ExpectStreamingStoresFenced() {
+#if BILINEAR_CHECK_STREAMING_STORES
+  if (UnfencedStreamingStores() != 0) {
+    std::fprintf(stderr,
+                 "%lld streaming stores not fenced before their rows were "
+                 "reported done (FinishStreamingStores missing)\n",
+                 static_cast<long long>(UnfencedStreamingStores()));
+    std::abort();
+  }
+#endif
+}
+
 #if defined(__SSE2__)
 constexpr bool kHaveStreamingStores = true;
 
 // Stores values[0..3] at `out`, which is 16-byte aligned, past the cache.
 inline void StreamFourFloats(const float* values, float* out) {
   _mm_stream_ps(out, _mm_loadu_ps(values));
+  NoteStreamingStore(out, 16);
 }
 
 // Orders this thread's streaming stores before its later stores (the release
 // that tells another thread the rows are written).
-inline void FinishStreamingStores() { _mm_sfence(); }
+inline void FinishStreamingStores() {
+  _mm_sfence();
+#if BILINEAR_CHECK_STREAMING_STORES
+  UnfencedStreamingStores() = 0;
+#endif
+}
 #else
 constexpr bool kHaveStreamingStores = false;
 inline void StreamFourFloats(const float* values, float* out) {

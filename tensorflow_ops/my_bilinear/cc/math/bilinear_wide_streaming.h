@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 #if BILINEAR_HAS_AVX2_PATH
@@ -36,10 +37,12 @@ typedef float SixteenFloats __attribute__((vector_size(64)));
 __attribute__((target("avx2"))) inline void StreamFloats(const EightFloats& values,
                                                          float* out) {
   _mm256_stream_ps(out, values);
+  NoteStreamingStore(out, 32);
 }
 __attribute__((target("avx512f"))) inline void StreamFloats(
     const SixteenFloats& values, float* out) {
   _mm512_stream_ps(out, values);
+  NoteStreamingStore(out, 64);
 }
 
 // ResizeRowGroup<kChannels, kRows, /*kStream=*/true> for float images and
