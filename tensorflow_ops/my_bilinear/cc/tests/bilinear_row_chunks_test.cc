@@ -125,6 +125,49 @@ BILINEAR_TEST(EveryRowRunOnce) {
   }
 }
 
+// The hand-off alone: a helper that keeps its reference until the caller has
+// read the rows, so that only chunks_done_'s release and acquire order the
+// helper's rows before the caller's reads (the reference count's cannot). The
+// caller's first chunk waits for the helper to run one.
+BILINEAR_TEST(RowsHandedOffByChunkCount) {
+  constexpr int64_t kRows = 64;
+  struct Rows {
+    std::vector<int> values = std::vector<int>(kRows, 0);
+    std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> helper_ran{false};
+  };
+  auto run = [](const void* erased, int64_t begin_row, int64_t end_row) {
+    auto* rows = const_cast<Rows*>(static_cast<const Rows*>(erased));
+    if (std::this_thread::get_id() != rows->caller) {
+      rows->helper_ran = true;
+    } else {
+      for (int i = 0; i < 10000 && !rows->helper_ran; ++i) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    }
+    for (int64_t row = begin_row; row < end_row; ++row) ++rows->values[row];
+  };
+  for (int round = 0; round < 20; ++round) {
+    Rows rows;
+    auto* counters = new RowChunkCounters(kRows, /*chunk_count=*/8, 2, run, &rows);
+    std::atomic<bool> rows_read{false};
+    std::thread helper([&] {
+      counters->RunUnclaimedChunks();
+      while (!rows_read.load(std::memory_order_acquire)) std::this_thread::yield();
+      counters->Release();
+    });
+    counters->RunUnclaimedChunks();
+    counters->WaitForAllChunks();
+    const bool each_once = std::all_of(rows.values.begin(), rows.values.end(),
+                                       [](int count) { return count == 1; });
+    Expect(each_once, "a row not run exactly once when the chunks were done");
+    Expect(rows.helper_ran, "the helper ran no chunk");
+    counters->Release();
+    rows_read.store(true, std::memory_order_release);
+    helper.join();
+  }
+}
+
 BILINEAR_TEST(ChunkBounds) {
   const int64_t max = std::numeric_limits<int64_t>::max();
   for (int64_t rows : {int64_t{1}, int64_t{7}, int64_t{1000}, max - 1, max}) {

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -19,10 +21,15 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_cpu_features.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_row_chunks.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_wide_streaming.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
@@ -97,9 +104,9 @@ const char* Name(Start start) {
 // Calls RunRowChunks(rows, ...) with `run_rows` as the work, helpers started
 // as `start` says, then `check` at once (before joining any thread, which
 // would order the helpers' rows whatever RunRowChunks did), and returns how
-// many chunks helpers ran before the return. The caller's first chunk waits
-// (up to a second) until a helper has one, so that helpers run rows wherever
-// they start before the return.
+// many chunks helpers ran before the return. Where helpers start before the
+// return, the caller's first chunk waits (up to a second) until a helper has
+// one, so that helpers do run rows.
 template <typename RunRows, typename Check>
 int64_t RunOnThreads(int64_t rows, Start start, WorkerPool* pool, const RunRows& run_rows,
                      const Check& check) {
@@ -109,7 +116,7 @@ int64_t RunOnThreads(int64_t rows, Start start, WorkerPool* pool, const RunRows&
   auto work = [&](int64_t begin_row, int64_t end_row) {
     if (std::this_thread::get_id() != caller) {
       ++helper_chunks;
-    } else if (!caller_waited && (start == Start::kThreadEach || start == Start::kPool)) {
+    } else if (!caller_waited && start != Start::kAfterReturn) {
       caller_waited = true;
       for (int i = 0; i < 10000 && helper_chunks == 0; ++i) {
         std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -150,33 +157,49 @@ int64_t RunOnThreads(int64_t rows, Start start, WorkerPool* pool, const RunRows&
   return before_return;
 }
 
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+// `size` floats starting `offset_bytes` past a 64-byte boundary, which fixes
+// the streaming stores' width (WideStreamingLanes) whatever the allocator
+// returns.
+class OffsetFloats {
+ public:
+  OffsetFloats(int64_t size, int64_t offset_bytes) : storage_(size + 32, -7.0f) {
+    uintptr_t address = reinterpret_cast<uintptr_t>(storage_.data());
+    address += (64 - address % 64) % 64 + offset_bytes;
+    begin_ = reinterpret_cast<float*>(address);
+  }
+  float* begin() { return begin_; }
+
+ private:
+  std::vector<float> storage_;
+  float* begin_;
+};
+
+bool SameBits(const float* a, const std::vector<float>& b) {
+  return std::memcmp(a, b.data(), b.size() * sizeof(float)) == 0;
 }
 
-// The forward rows of `g` with `stores`, and the gradient rows, on threads
-// started as `start`, against one thread. Returns the chunks helpers ran.
-int64_t CheckGeometry(const ResizeGeometry& g, OutputStores stores, Start start,
-                      WorkerPool* pool, std::mt19937* rng) {
+// The forward rows of `g` with `stores` into an output `offset_bytes` past a
+// 64-byte boundary, and the gradient rows, on threads started as `start`,
+// against one thread. Returns the chunks helpers ran.
+int64_t CheckGeometry(const ResizeGeometry& g, OutputStores stores, int64_t offset_bytes,
+                      Start start, WorkerPool* pool, std::mt19937* rng) {
   const std::vector<float> images =
       RandomValues<float>(g.batch * g.in_height * g.in_width * g.channels, -1, 1, rng);
   const int64_t out_rows = g.batch * g.out_height;
   const int64_t in_rows = g.batch * g.in_height;
   std::vector<float> expected(out_rows * g.out_width * g.channels);
   ResizeRows(g, images.data(), 0, out_rows, expected.data());
-  std::vector<float> output(expected.size(), -7.0f);
-  Expect(reinterpret_cast<uintptr_t>(output.data()) % 16 == 0,
-         "output not 16-byte aligned: streaming stores would not be taken");
+  OffsetFloats output(expected.size(), offset_bytes);
   int64_t helper_chunks = RunOnThreads(
       out_rows, start, pool,
       [&](int64_t b, int64_t e) {
-        ResizeRows(g, images.data(), b, e, output.data(), stores);
+        ResizeRows(g, images.data(), b, e, output.begin(), stores);
       },
       [&] {
-        Expect(SameBits(output, expected), "forward rows on threads (%s, %s stores): %s",
+        Expect(SameBits(output.begin(), expected),
+               "forward rows on threads (%s, %s stores, offset %lld bytes): %s",
                Name(start), stores == OutputStores::kStreaming ? "streaming" : "cached",
-               Describe(g).c_str());
+               static_cast<long long>(offset_bytes), Describe(g).c_str());
       });
 
   const std::vector<float>& grads = expected;  // any values of the output's shape
@@ -189,28 +212,36 @@ int64_t CheckGeometry(const ResizeGeometry& g, OutputStores stores, Start start,
         ResizeGradRows(g, grads.data(), b, e, images_grad.data());
       },
       [&] {
-        Expect(SameBits(images_grad, expected_grad), "gradient rows on threads (%s): %s",
-               Name(start), Describe(g).c_str());
+        Expect(SameBits(images_grad.data(), expected_grad),
+               "gradient rows on threads (%s): %s", Name(start), Describe(g).c_str());
       });
   return helper_chunks;
 }
 
-// Down-sampling and up-sampling geometries, channel counts that stream (8,
-// 16) and that do not (3), in every attribute mode, for each way of starting
-// helpers; helpers must have run rows where they start before the return.
+// Down-sampling and up-sampling geometries, channel counts that stream (4,
+// 8, 16) and that do not (3), in every attribute mode, for each way of
+// starting helpers; streaming outputs at 0, 16 and 32 bytes past a 64-byte
+// boundary, so that every store width this CPU has is taken (16 bytes for 4
+// channels and where the output is not 32-byte aligned, 32 for 8 and 16
+// channels, 64 for 16 channels where the CPU has AVX-512). Helpers must have
+// run rows where they start before the return.
 BILINEAR_TEST(SameBitsOnThreads) {
   std::mt19937 rng(7);
   WorkerPool pool(kHelpers);
   for (Start start :
        {Start::kThreadEach, Start::kPool, Start::kAfterReturn, Start::kThrows}) {
     int64_t helper_chunks = 0;
-    for (const int64_t channels : {3, 8, 16}) {
-      for (OutputStores stores : {OutputStores::kCached, OutputStores::kStreaming}) {
+    for (const int64_t channels : {3, 4, 8, 16}) {
+      for (const int64_t offset_bytes : {-1, 0, 16, 32}) {
+        // -1: cached stores.
+        const OutputStores stores =
+            offset_bytes < 0 ? OutputStores::kCached : OutputStores::kStreaming;
+        const int64_t offset = std::max<int64_t>(offset_bytes, 0);
         ForEachAttrMode(2, 33, 41, 17, 29, channels, [&](const ResizeGeometry& g) {
-          helper_chunks += CheckGeometry(g, stores, start, &pool, &rng);
+          helper_chunks += CheckGeometry(g, stores, offset, start, &pool, &rng);
         });
         ForEachAttrMode(1, 9, 7, 40, 23, channels, [&](const ResizeGeometry& g) {
-          helper_chunks += CheckGeometry(g, stores, start, &pool, &rng);
+          helper_chunks += CheckGeometry(g, stores, offset, start, &pool, &rng);
         });
       }
     }
@@ -220,6 +251,60 @@ BILINEAR_TEST(SameBitsOnThreads) {
            static_cast<long long>(helper_chunks));
   }
 }
+
+#if BILINEAR_CHECK_STREAMING_STORES
+// The check itself, in ThreadSanitizer builds: each streaming store width
+// counts, a fence clears the count, and a thread that reports rows done with
+// stores unfenced aborts, through the chunks and on the one-thread path (in
+// a child process: the test helper has no death tests).
+alignas(64) float streamed[64];
+const float kZeros[16] = {};
+
+BILINEAR_TEST(StreamingStoresCounted) {
+  const AxisWeight<float> column{0, 0, 0.0f};
+  const float y_lerps[2] = {0.5f, 0.5f};
+  StreamFourFloats(kZeros, streamed);
+  int64_t expected = 1;
+  if (BILINEAR_HAS_AVX2_PATH && WidestCpuPath() != CpuPath::kBaseline) {
+    StreamRowGroupWide<8, 1>(8, kZeros, kZeros, y_lerps, &column, 1, streamed, nullptr);
+    ++expected;
+  }
+  if (BILINEAR_HAS_AVX2_PATH && WidestCpuPath() == CpuPath::kAvx512) {
+    StreamRowGroupWide<16, 1>(16, kZeros, kZeros, y_lerps, &column, 1, streamed, nullptr);
+    ++expected;
+  }
+  Expect(UnfencedStreamingStores() == expected,
+         "%lld streaming stores counted, want %lld",
+         static_cast<long long>(UnfencedStreamingStores()),
+         static_cast<long long>(expected));
+  FinishStreamingStores();
+  Expect(UnfencedStreamingStores() == 0, "the fence left the count at %lld",
+         static_cast<long long>(UnfencedStreamingStores()));
+}
+
+// Runs `report_rows` in a child process; true if it aborted.
+template <typename ReportRows>
+bool AbortsInChild(const ReportRows& report_rows) {
+  const pid_t child = fork();
+  if (child == 0) {
+    std::freopen("/dev/null", "w", stderr);  // the abort's message is expected
+    report_rows();
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+BILINEAR_TEST(UnfencedRowsAbort) {
+  auto stream_unfenced = [](int64_t, int64_t) { StreamFourFloats(kZeros, streamed); };
+  auto no_helpers = [](std::function<void()>) {};
+  Expect(AbortsInChild([&] { RunRowChunks(4, 2, 1, stream_unfenced, no_helpers); }),
+         "chunks with unfenced streaming stores were reported done");
+  Expect(AbortsInChild([&] { RunRowChunks(4, 1, 0, stream_unfenced, no_helpers); }),
+         "rows with unfenced streaming stores were run on one thread without abort");
+}
+#endif  // BILINEAR_CHECK_STREAMING_STORES
 
 }  // namespace
 }  // namespace bilinear
