@@ -13,10 +13,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -94,14 +98,38 @@ XlaOp Weigh(XlaOp value, XlaBuilder* b, absl::Span<const A> weights,
 // compiles (docs/xla.md#compile-time-and-memory).
 inline constexpr int64_t kTableCopies = 6;
 
+// The memory a compile may count on: the machine's, or less where the process
+// has an address-space limit (ulimit -v; what is left of it beside the address
+// space already mapped) or its cgroup a memory limit (v2's memory.max). Past
+// the first, an allocation inside XLA crashes the process; past the second,
+// the kernel kills it. 0 when unknown.
+inline int64_t UsableMemoryBytes() {
+  int64_t bytes = tensorflow::port::GetMemoryInfo().total;
+  rlimit address_space;
+  int64_t mapped_pages = 0;
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 &&
+      address_space.rlim_cur != RLIM_INFINITY &&
+      std::ifstream("/proc/self/statm") >> mapped_pages) {
+    const int64_t left = static_cast<int64_t>(address_space.rlim_cur) -
+                         mapped_pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+    bytes = std::min(bytes, std::max<int64_t>(left, 1));
+  }
+  int64_t cgroup_limit = 0;  // "max" (no limit) does not parse
+  if (std::ifstream("/sys/fs/cgroup/memory.max") >> cgroup_limit && cgroup_limit > 0) {
+    bytes = std::min(bytes, cgroup_limit);
+  }
+  return bytes;
+}
+
 // Compile-time tables (the weights of every output index, or the gradient's
-// slots) may take at most half of the machine's memory, counting every copy
-// (kTableCopies): past that, the compile is refused with an error instead of
-// failing inside XLA or being killed by the operating system. Only an axis
-// of tens of millions of indices comes near it.
+// slots) may take at most half of the memory the process can use
+// (UsableMemoryBytes), counting every copy (kTableCopies): past that, the
+// compile is refused with an error instead of failing inside XLA or being
+// killed by the operating system. Only an axis of tens of millions of indices
+// comes near it.
 inline absl::Status CheckTableSize(absl::string_view op, int64_t entries,
                             int64_t entry_bytes) {
-  const int64_t memory = tensorflow::port::GetMemoryInfo().total;
+  const int64_t memory = UsableMemoryBytes();
   // MultiplyWithoutOverflow gives a negative value on overflow.
   const int64_t bytes = entries < 0 ? -1
                                     : tensorflow::MultiplyWithoutOverflow(
@@ -112,8 +140,8 @@ inline absl::Status CheckTableSize(absl::string_view op, int64_t entries,
       entries < 0 ? std::string("over 2^63") : absl::StrCat(entries),
       " entries at compile time (",
       bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
-      " bytes with their copies), more than half of this machine's ", memory,
-      " bytes of memory; call it outside jit_compile"));
+      " bytes with their copies), more than half of the ", memory,
+      " bytes of memory this process can use; call it outside jit_compile"));
 }
 
 // The forward resize of `images` ([b, h, w, c], any type) computed in A,

@@ -50,21 +50,22 @@ absl::Status ReadAttrs(OpKernelConstruction* context,
                                geometry->half_pixel_centers);
 }
 
-// An output larger than the machine's memory: the CPU kernel's allocator
-// refuses it ("OOM when allocating tensor with shape[...] and type ..."), and
-// so does the compile, in the same words, rather than XLA when it runs.
+// An output larger than the memory the process can use
+// (bilinear_hlo::UsableMemoryBytes): the CPU kernel's allocator refuses it
+// ("OOM when allocating tensor with shape[...] and type ..."), and so does
+// the compile, in the same words, rather than XLA when it runs.
 absl::Status CheckOutputFitsInMemory(const TensorShape& shape, DataType type) {
   // MultiplyWithoutOverflow gives a negative value on overflow.
   const int64_t bytes = tensorflow::MultiplyWithoutOverflow(
       shape.num_elements(), tensorflow::DataTypeSize(type));
-  const int64_t memory = tensorflow::port::GetMemoryInfo().total;
+  const int64_t memory = bilinear_hlo::UsableMemoryBytes();
   if (memory <= 0 || (bytes >= 0 && bytes <= memory)) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       "OOM when allocating tensor with shape", shape.DebugString(), " and type ",
       tensorflow::DataTypeString(type), ": ",
       bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
-      " bytes, more than this machine's ", memory,
-      " bytes of memory (refused when compiling)"));
+      " bytes, more than the ", memory,
+      " bytes of memory this process can use (refused when compiling)"));
 }
 
 // The static shape of input `index` (XLA shapes are always static here: the

@@ -138,6 +138,30 @@ class XlaCompileBoundsTest(test_util.TestCase):
                          r"^ResourceExhaustedError: MyBilinear under jit_compile needs "
                          r"tables of 2147483648 entries at compile time")
 
+    def test_tables_past_an_address_space_limit_are_refused(self):
+        """Under ulimit -v (xla_memory_limit_probe: 1 GiB beside what is
+        mapped), a size that fits compiles and runs, and tables of about 4 GB
+        are refused naming their size: a failed allocation inside XLA had
+        crashed the process (a segmentation fault), as the op fuzzer found."""
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        probe = subprocess.run(
+            [sys.executable, "-m",
+             "tensorflow_ops.my_bilinear.python.tests.xla_memory_limit_probe"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            timeout=TIMEOUT_SECONDS, check=False)
+        self.assertEqual(probe.returncode, 0, probe.stderr[-3000:])
+        outcomes = {case["case"]: case for case in
+                    map(json.loads, probe.stdout.strip().splitlines())}
+        self.assertEqual(outcomes["fits"]["forward"], "ok")
+        self.assertEqual(outcomes["fits"]["gradient"], "ok")
+        for op, entries in (("MyBilinear", 2**25 + 2), ("MyBilinearGrad", 3 * 2**24)):
+            outcome = outcomes["tables_past_limit"]["forward" if op == "MyBilinear"
+                                                    else "gradient"]
+            self.assertStartsWith(
+                outcome, f"ResourceExhaustedError: {op} under jit_compile needs tables "
+                f"of {entries} entries at compile time")
+            self.assertIn("bytes of memory this process can use", outcome)
+
     def test_results_agree_with_the_eager_kernels(self):
         """XLA may fuse multiply-adds, so within 2 float32 ulp per added term
         (each of the gradient's sums adds about 2 * factor terms of magnitude
