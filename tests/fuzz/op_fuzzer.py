@@ -8,6 +8,16 @@ ResourceExhaustedError with a message. Anything else (another exception, a
 crash, a sanitizer report, a hang past -timeout) is a finding: libFuzzer
 writes the input to crash-<sha1> and `--describe FILE` prints the call.
 
+`--mode=jit` runs the calls, and gradients, inside tf.function(jit_compile=True)
+instead, for the ops that have an XLA kernel (jit_calls.py): the XLA kernels
+check shapes and attrs when XLA compiles, another path than the eager
+kernels'. The outcomes allowed are the same, with two more findings: an
+InvalidArgumentError for want of an XLA kernel (an op or dtype the XLA kernel
+does not cover), and "must be a compile-time constant" for an input that was
+one. A jit run ends by itself after jit_calls.MAX_COMPILES distinct calls,
+since XLA keeps every executable; the address-space cap is set again before
+each call, MEMORY_BUDGET_BYTES above what the process holds then.
+
 The process's address space is capped at its size after start-up plus
 MEMORY_BUDGET_BYTES, so a hostile size either is refused by the op or fails to
 allocate (ResourceExhaustedError) instead of taking the machine's memory.
@@ -21,6 +31,11 @@ allocation for 10 s, TensorFlow's default one fails at once.
         -max_total_time=14400 -timeout=60 -artifact_prefix=/tmp/op_findings-
     # print the call in a finding:
     python tests/fuzz/op_fuzzer.py --describe crash-0123...
+    # under XLA; CI runs 2000 (a finding is described with the same --mode):
+    python tests/fuzz/op_fuzzer.py --mode=jit -runs=2000 -seed=1
+    mkdir -p /tmp/jit_corpus && python tests/fuzz/op_fuzzer.py --mode=jit \
+        /tmp/jit_corpus -max_total_time=600 -artifact_prefix=/tmp/jit_findings-
+    python tests/fuzz/op_fuzzer.py --mode=jit --describe crash-0123...
 
 Atheris sees only Python coverage (of this file and of `tensorflow_ops`): the
 op libraries are not compiled with coverage instrumentation, so `cov:` counts
@@ -34,17 +49,19 @@ import re
 import resource
 import sys
 import zlib
+from typing import List, Optional, Tuple
 
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import atheris  # pylint: disable=g-import-not-at-top
 
-with atheris.instrument_imports(include=["tensorflow_ops", "op_calls"]):
+with atheris.instrument_imports(include=["tensorflow_ops", "op_calls", "jit_calls"]):
     import numpy as np
     import tensorflow as tf
     from tensorflow.python.framework import ops as framework_ops
 
+    import jit_calls
     import op_calls
 
 MEMORY_BUDGET_BYTES = 1 << 30
@@ -73,9 +90,16 @@ def _has_gradient(op_name: str) -> bool:
 
 GRADIENT_OPS = {op.op_def.name for op in OPS if _has_gradient(op.op_def.name)}
 
+# Set by main() from --mode and --jit_max_int.
+MODE = "eager"
+FUZZED_OPS = OPS
+JIT_MAX_INT = jit_calls.DEFAULT_MAX_INT
+jit_functions = jit_calls.JitFunctions()
+jit_compiles = set()
 
-# How calls ended, printed every STATS_EVERY calls: shows that the fuzzer
-# reaches the kernels and their gradients, not only the argument checks.
+
+# How calls ended, printed every STATS_EVERY calls (--stats_every): shows that
+# the fuzzer reaches the kernels and their gradients, not only the argument checks.
 STATS_EVERY = 5000
 stats = collections.Counter()
 
@@ -116,6 +140,24 @@ def _expect_clean_error(error: Exception, stage: str) -> None:
         % OUTCOME_BUCKETS)
 
 
+def _upstream(output, seed: int) -> Optional[tf.Tensor]:
+    """An upstream gradient for `output`, or None where there is none to take."""
+    if not isinstance(output, tf.Tensor) or not output.dtype.is_floating:
+        return None
+    count = output.shape.num_elements()
+    if count > MAX_UPSTREAM_ELEMENTS:
+        # The op ran on a large request; a second tensor that large could
+        # exhaust the memory cap in NumPy, outside any op.
+        stats["gradient skipped: large output"] += 1
+        return None
+    if count == 0:
+        # Empty, possibly with huge dims (a batch of 0), which NumPy refuses.
+        return tf.zeros(output.shape, output.dtype)
+    rng = np.random.default_rng(seed)
+    return tf.constant(rng.choice(np.array(UPSTREAM_VALUES, output.dtype.as_numpy_dtype),
+                                  size=output.shape.as_list()))
+
+
 def _run_gradient(call: op_calls.OpCall) -> None:
     """The gradient of the call's first output w.r.t. its floating inputs."""
     sources = {name: tf.constant(value) for name, value in call.inputs.items()
@@ -126,22 +168,59 @@ def _run_gradient(call: op_calls.OpCall) -> None:
         inputs = {name: sources.get(name, value) for name, value in call.inputs.items()}
         outputs = call.op.function(**inputs, **call.attrs)
     output = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
-    if not isinstance(output, tf.Tensor) or not output.dtype.is_floating or not sources:
+    upstream = _upstream(output, call.upstream_seed) if sources else None
+    if upstream is not None:
+        tape.gradient(output, list(sources.values()), output_gradients=upstream)
+
+
+def _expect_clean_jit_error(error: Exception, stage: str, runtime: bool) -> None:
+    """As _expect_clean_error, and neither a missing XLA kernel (the call
+    never compiled) nor a compile-time constant refused that was one."""
+    if isinstance(error, tf.errors.InvalidArgumentError):
+        if jit_calls.XLA_DEVICE in error.message and "No registered" in error.message:
+            raise AssertionError(f"{stage}: no XLA kernel for this call") from error
+        if "must be a compile-time constant" in error.message and not runtime:
+            raise AssertionError(f"{stage}: a constant input was refused as not "
+                                 "a compile-time constant") from error
+    _expect_clean_error(error, stage)
+
+
+def _test_jit(call: op_calls.OpCall, runtime: bool) -> None:
+    """The call, then its gradient, under jit_compile=True."""
+    jit_compiles.add(jit_calls.compile_key(call, runtime))
+    if len(jit_compiles) > jit_calls.MAX_COMPILES:
+        print(f"op_fuzzer --mode=jit: {jit_calls.MAX_COMPILES} distinct calls compiled, "
+              "the most one process keeps (XLA does not evict); ending the run after "
+              f"{stats['calls'] - 1} calls: {dict(sorted(stats.items()))}", flush=True)
+        os._exit(0)  # pylint: disable=protected-access
+    _cap_memory()
+    name = call.op.op_def.name
+    try:
+        output = jit_functions.run(call, runtime)
+        _record(f"{name} ran")
+    except Exception as error:  # pylint: disable=broad-except
+        _expect_clean_jit_error(error, name, runtime)
         return
-    count = output.shape.num_elements()
-    if count > MAX_UPSTREAM_ELEMENTS:
-        # The op ran on a large request; a second tensor that large could
-        # exhaust the memory cap in NumPy, outside any op.
-        stats["gradient skipped: large output"] += 1
+    has_sources = any(value.dtype.kind == "f" for value in call.inputs.values())
+    upstream = _upstream(output, call.upstream_seed) if has_sources else None
+    if name not in GRADIENT_OPS or upstream is None:
         return
-    if count == 0:
-        # Empty, possibly with huge dims (a batch of 0), which NumPy refuses.
-        upstream = tf.zeros(output.shape, output.dtype)
-    else:
-        rng = np.random.default_rng(call.upstream_seed)
-        upstream = rng.choice(np.array(UPSTREAM_VALUES, output.dtype.as_numpy_dtype),
-                              size=output.shape.as_list())
-    tape.gradient(output, list(sources.values()), output_gradients=upstream)
+    try:
+        jit_functions.run_gradient(call, runtime, upstream)
+        _record(f"{name} gradient ran")
+    except Exception as error:  # pylint: disable=broad-except
+        _expect_clean_jit_error(error, f"{name} gradient", runtime)
+
+
+def decode(data: bytes) -> Tuple[op_calls.OpCall, bool]:
+    """The call in `data` under the current mode, and (jit) whether its
+    integer inputs are made run-time values."""
+    fdp = atheris.FuzzedDataProvider(data)
+    call = op_calls.decode(fdp, FUZZED_OPS)
+    if MODE != "jit":
+        return call, False
+    return (jit_calls.lower_large_ints(call, JIT_MAX_INT),
+            fdp.ConsumeIntInRange(0, jit_calls.RUNTIME_SHARE - 1) == 0)
 
 
 def test_one_input(data: bytes) -> None:
@@ -149,7 +228,10 @@ def test_one_input(data: bytes) -> None:
     if stats["calls"] % STATS_EVERY == 0:
         print(f"op_fuzzer after {stats['calls']} calls: {dict(sorted(stats.items()))}",
               flush=True)
-    call = op_calls.decode(atheris.FuzzedDataProvider(data), OPS)
+    call, runtime = decode(data)
+    if MODE == "jit":
+        _test_jit(call, runtime)
+        return
     try:
         call.op.function(**call.inputs, **call.attrs)
         _record(f"{call.op.op_def.name} ran")
@@ -173,16 +255,42 @@ def _cap_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
 
+def _take_flags(argv: List[str]) -> List[str]:
+    """Sets MODE, FUZZED_OPS, JIT_MAX_INT and STATS_EVERY from --mode=,
+    --jit_max_int= and --stats_every=; returns the other arguments, for libFuzzer."""
+    global MODE, FUZZED_OPS, JIT_MAX_INT, STATS_EVERY  # pylint: disable=global-statement
+    rest = []
+    for arg in argv:
+        if arg.startswith("--mode="):
+            MODE = arg[len("--mode="):]
+            if MODE not in ("eager", "jit"):
+                sys.exit(f"--mode must be eager or jit, got {MODE!r}")
+        elif arg.startswith("--jit_max_int="):
+            JIT_MAX_INT = int(arg[len("--jit_max_int="):])
+        elif arg.startswith("--stats_every="):
+            STATS_EVERY = int(arg[len("--stats_every="):])
+        else:
+            rest.append(arg)
+    if MODE == "jit":
+        FUZZED_OPS = jit_calls.jit_ops(OPS)
+    return rest
+
+
 def main(argv) -> None:
+    argv = _take_flags(argv)
     if len(argv) == 3 and argv[1] == "--describe":
         with open(argv[2], "rb") as finding:
-            print(op_calls.describe(op_calls.decode(
-                atheris.FuzzedDataProvider(finding.read()), OPS)))
+            call, runtime = decode(finding.read())
+        print(op_calls.describe(call) + (f"\n  mode jit, integer inputs made run-time "
+                                         f"values: {runtime}" if MODE == "jit" else ""))
         return
-    print("fuzzing " + ", ".join(f"{op.op_def.name} ({op.library})" for op in OPS)
-          + f"; gradients of {sorted(GRADIENT_OPS)}", flush=True)
-    if not OPS:
-        sys.exit("no op library found under tensorflow_ops")
+    print("fuzzing " + ", ".join(f"{op.op_def.name} ({op.library})" for op in FUZZED_OPS)
+          + f"; gradients of {sorted(GRADIENT_OPS)}; mode {MODE}", flush=True)
+    if not FUZZED_OPS:
+        sys.exit(f"no op library found under tensorflow_ops (mode {MODE})")
+    if MODE == "jit":
+        print(f"jit mode is real: {jit_calls.prove_jit_is_real(OPS)}; integer inputs "
+              f"lowered to {JIT_MAX_INT or 'no bound'}", flush=True)
     _cap_memory()
     argv = argv + [f"-{flag}={value}" for flag, value in DEFAULT_FLAGS.items()
                    if not any(arg.startswith(f"-{flag}=") for arg in argv)]
