@@ -38,14 +38,13 @@ RUNTIME_SHARE = 8
 # 230 MB); --jit_max_int=0 leaves them as decoded, to reproduce the crash.
 DEFAULT_MAX_INT = 1 << 22
 
-# XLA keeps every executable it compiles, with no eviction: measured here at
-# about 0.25 MB of RSS and 1.2 MB of address space per distinct call, whether
-# or not the tf.function that made it is still alive. A jit run therefore
-# ends by itself (exit status 0, saying so) after MAX_COMPILES distinct calls,
-# and reserves address space for them on top of the fuzzer's memory budget;
-# run it again with the same corpus folder to go on.
-MAX_COMPILES = 3000
-ADDRESS_SPACE_PER_COMPILE = 3 << 19  # 1.5 MiB
+# XLA keeps every executable it compiles, with no eviction, whether or not the
+# tf.function that made it is still alive: measured here at 0.25 to 0.5 MB of
+# RSS per distinct call that compiles (and 6 KB per one refused when
+# compiling). A jit run therefore ends by itself (exit status 0, saying so)
+# once its RSS has grown by MAX_RSS_GROWTH_BYTES since start-up, after about
+# 15,000 calls; run it again with the same corpus folder to go on.
+MAX_RSS_GROWTH_BYTES = 3 << 29  # 1.5 GiB
 
 
 @functools.lru_cache(maxsize=None)
@@ -116,16 +115,6 @@ def lower_large_ints(call: op_calls.OpCall, max_int: int) -> op_calls.OpCall:
                 if np.iinfo(value.dtype).max > max_int else value
         inputs[name] = value
     return call._replace(inputs=inputs)
-
-
-def compile_key(call: op_calls.OpCall, runtime: bool) -> tuple:
-    """What XLA compiles anew for: op, attrs, dtypes, shapes, integer values."""
-    parts = [call.op.op_def.name, runtime, tuple(sorted(call.attrs.items(), key=str))]
-    for name, value in call.inputs.items():
-        parts += [name, value.dtype.str, value.shape]
-        if value.dtype.kind in "iu":
-            parts.append(value.tobytes())
-    return tuple(parts)
 
 
 class JitFunctions:

@@ -14,9 +14,10 @@ check shapes and attrs when XLA compiles, another path than the eager
 kernels'. The outcomes allowed are the same, with two more findings: an
 InvalidArgumentError for want of an XLA kernel (an op or dtype the XLA kernel
 does not cover), and "must be a compile-time constant" for an input that was
-one. A jit run ends by itself after jit_calls.MAX_COMPILES distinct calls,
-since XLA keeps every executable; the address-space cap is set again before
-each call, MEMORY_BUDGET_BYTES above what the process holds then.
+one. A jit run ends by itself once its RSS has grown by
+jit_calls.MAX_RSS_GROWTH_BYTES, since XLA keeps every executable; the
+address-space cap is set again before each call, MEMORY_BUDGET_BYTES above
+what the process holds then (refused compiles grow it by 0.7 MB each).
 
 The process's address space is capped at its size after start-up plus
 MEMORY_BUDGET_BYTES, so a hostile size either is refused by the op or fails to
@@ -95,7 +96,7 @@ MODE = "eager"
 FUZZED_OPS = OPS
 JIT_MAX_INT = jit_calls.DEFAULT_MAX_INT
 jit_functions = jit_calls.JitFunctions()
-jit_compiles = set()
+start_rss_bytes = 0  # set by main()
 
 
 # How calls ended, printed every STATS_EVERY calls (--stats_every): shows that
@@ -187,11 +188,11 @@ def _expect_clean_jit_error(error: Exception, stage: str, runtime: bool) -> None
 
 def _test_jit(call: op_calls.OpCall, runtime: bool) -> None:
     """The call, then its gradient, under jit_compile=True."""
-    jit_compiles.add(jit_calls.compile_key(call, runtime))
-    if len(jit_compiles) > jit_calls.MAX_COMPILES:
-        print(f"op_fuzzer --mode=jit: {jit_calls.MAX_COMPILES} distinct calls compiled, "
-              "the most one process keeps (XLA does not evict); ending the run after "
-              f"{stats['calls'] - 1} calls: {dict(sorted(stats.items()))}", flush=True)
+    if _statm_bytes(1) - start_rss_bytes > jit_calls.MAX_RSS_GROWTH_BYTES:
+        print(f"op_fuzzer --mode=jit: RSS grew by more than "
+              f"{jit_calls.MAX_RSS_GROWTH_BYTES >> 20} MiB, as XLA keeps every "
+              f"executable; ending the run after {stats['calls'] - 1} calls: "
+              f"{dict(sorted(stats.items()))}", flush=True)
         os._exit(0)  # pylint: disable=protected-access
     _cap_memory()
     name = call.op.op_def.name
@@ -246,12 +247,16 @@ def test_one_input(data: bytes) -> None:
             _expect_clean_error(error, f"{call.op.op_def.name} gradient")
 
 
+def _statm_bytes(field: int) -> int:
+    """A field of /proc/self/statm (0: address space, 1: resident), in bytes."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[field]) * resource.getpagesize()
+
+
 def _cap_memory() -> None:
     """Address space = now + MEMORY_BUDGET_BYTES (TensorFlow's threads exist by now)."""
     tf.constant(0.0) + 1.0  # start the eager context and its thread pools
-    with open("/proc/self/statm") as statm:
-        used = int(statm.read().split()[0]) * resource.getpagesize()
-    limit = used + MEMORY_BUDGET_BYTES
+    limit = _statm_bytes(0) + MEMORY_BUDGET_BYTES
     resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
 
@@ -292,6 +297,8 @@ def main(argv) -> None:
         print(f"jit mode is real: {jit_calls.prove_jit_is_real(OPS)}; integer inputs "
               f"lowered to {JIT_MAX_INT or 'no bound'}", flush=True)
     _cap_memory()
+    global start_rss_bytes  # pylint: disable=global-statement
+    start_rss_bytes = _statm_bytes(1)
     argv = argv + [f"-{flag}={value}" for flag, value in DEFAULT_FLAGS.items()
                    if not any(arg.startswith(f"-{flag}=") for arg in argv)]
     atheris.Setup(argv, test_one_input)
