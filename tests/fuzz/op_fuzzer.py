@@ -47,9 +47,7 @@ libFuzzer target over the C++ math).
 import collections
 import os
 import re
-import resource
 import sys
-import zlib
 from typing import List, Optional, Tuple
 
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -62,10 +60,11 @@ with atheris.instrument_imports(include=["tensorflow_ops", "op_calls", "jit_call
     import tensorflow as tf
     from tensorflow.python.framework import ops as framework_ops
 
+    import fuzz_support
     import jit_calls
     import op_calls
 
-MEMORY_BUDGET_BYTES = 1 << 30
+MEMORY_BUDGET_BYTES = fuzz_support.MEMORY_BUDGET_BYTES
 
 # libFuzzer flags unless given on the command line. Its RSS limit (2 GB by
 # default) would report a large but legitimate output as a finding: the
@@ -105,30 +104,13 @@ STATS_EVERY = 5000
 stats = collections.Counter()
 
 
-OUTCOME_BUCKETS = 64
-
-
-def _make_outcome_signal():
-    """A function with one branch per bucket, instrumented like the code under
-    test. Python coverage alone cannot tell a call refused by the first check
-    from one that ran the kernel (the kernels are C++); branching on how the
-    call ended makes libFuzzer keep inputs that reach a new check or a result,
-    and mutate from them."""
-    lines = ["def outcome_signal(bucket):"]
-    lines += [f"    if bucket == {b}:\n        return {b}" for b in range(OUTCOME_BUCKETS)]
-    namespace = {}
-    exec("\n".join(lines), namespace)  # pylint: disable=exec-used
-    return atheris.instrument_func(namespace["outcome_signal"])
-
-
-outcome_signal = _make_outcome_signal()
+outcome_signal = fuzz_support.make_outcome_signal()
 
 
 def _record(outcome: str) -> None:
     """Counts the outcome and signals its template (digits dropped) as coverage."""
     stats[outcome] += 1
-    template = re.sub(r"[0-9]+", "", outcome)
-    outcome_signal(zlib.crc32(template.encode()) % OUTCOME_BUCKETS)
+    outcome_signal(re.sub(r"[0-9]+", "", outcome))
 
 
 def _expect_clean_error(error: Exception, stage: str) -> None:
@@ -136,9 +118,7 @@ def _expect_clean_error(error: Exception, stage: str) -> None:
         raise error
     stats[f"{stage} {type(error).__name__}"] += 1
     # The message up to its first shape or value: which check refused the call.
-    outcome_signal(zlib.crc32(
-        (stage + re.split(r"[0-9\[]", error.message, maxsplit=1)[0]).encode())
-        % OUTCOME_BUCKETS)
+    outcome_signal(stage + re.split(r"[0-9\[]", error.message, maxsplit=1)[0])
 
 
 def _upstream(output, seed: int) -> Optional[tf.Tensor]:
@@ -188,7 +168,7 @@ def _expect_clean_jit_error(error: Exception, stage: str, runtime: bool) -> None
 
 def _test_jit(call: op_calls.OpCall, runtime: bool) -> None:
     """The call, then its gradient, under jit_compile=True."""
-    if _statm_bytes(1) - start_rss_bytes > jit_calls.MAX_RSS_GROWTH_BYTES:
+    if fuzz_support.statm_bytes(1) - start_rss_bytes > jit_calls.MAX_RSS_GROWTH_BYTES:
         print(f"op_fuzzer --mode=jit: RSS grew by more than "
               f"{jit_calls.MAX_RSS_GROWTH_BYTES >> 20} MiB, as XLA keeps every "
               f"executable; ending the run after {stats['calls'] - 1} calls: "
@@ -247,17 +227,10 @@ def test_one_input(data: bytes) -> None:
             _expect_clean_error(error, f"{call.op.op_def.name} gradient")
 
 
-def _statm_bytes(field: int) -> int:
-    """A field of /proc/self/statm (0: address space, 1: resident), in bytes."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[field]) * resource.getpagesize()
-
-
 def _cap_memory() -> None:
     """Address space = now + MEMORY_BUDGET_BYTES (TensorFlow's threads exist by now)."""
     tf.constant(0.0) + 1.0  # start the eager context and its thread pools
-    limit = _statm_bytes(0) + MEMORY_BUDGET_BYTES
-    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    fuzz_support.cap_memory()
 
 
 def _take_flags(argv: List[str]) -> List[str]:
@@ -298,7 +271,7 @@ def main(argv) -> None:
               f"lowered to {JIT_MAX_INT or 'no bound'}", flush=True)
     _cap_memory()
     global start_rss_bytes  # pylint: disable=global-statement
-    start_rss_bytes = _statm_bytes(1)
+    start_rss_bytes = fuzz_support.statm_bytes(1)
     argv = argv + [f"-{flag}={value}" for flag, value in DEFAULT_FLAGS.items()
                    if not any(arg.startswith(f"-{flag}=") for arg in argv)]
     atheris.Setup(argv, test_one_input)
