@@ -16,7 +16,7 @@ start-up, that the same wrapper fails for an op without an XLA kernel.
 
 import functools
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
 import tensorflow as tf

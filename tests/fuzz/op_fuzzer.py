@@ -90,7 +90,7 @@ def _has_gradient(op_name: str) -> bool:
 
 GRADIENT_OPS = {op.op_def.name for op in OPS if _has_gradient(op.op_def.name)}
 
-# Set by main() from --mode and --jit_max_int.
+# Set by main(): the mode, its ops and bound (_take_flags), the RSS at start.
 MODE = "eager"
 FUZZED_OPS = OPS
 JIT_MAX_INT = jit_calls.DEFAULT_MAX_INT
@@ -255,6 +255,7 @@ def _take_flags(argv: List[str]) -> List[str]:
 
 
 def main(argv) -> None:
+    global start_rss_bytes  # pylint: disable=global-statement
     argv = _take_flags(argv)
     if len(argv) == 3 and argv[1] == "--describe":
         with open(argv[2], "rb") as finding:
@@ -270,7 +271,6 @@ def main(argv) -> None:
         print(f"jit mode is real: {jit_calls.prove_jit_is_real(OPS)}; integer inputs "
               f"lowered to {JIT_MAX_INT or 'no bound'}", flush=True)
     _cap_memory()
-    global start_rss_bytes  # pylint: disable=global-statement
     start_rss_bytes = fuzz_support.statm_bytes(1)
     argv = argv + [f"-{flag}={value}" for flag, value in DEFAULT_FLAGS.items()
                    if not any(arg.startswith(f"-{flag}=") for arg in argv)]
