@@ -68,7 +68,8 @@ UNCHANGED = object()
 
 
 def _value(fdp: atheris.FuzzedDataProvider, level: int = 0) -> Any:
-    """A value of any kind a config might hold, often a hostile one."""
+    """A value of any kind a config might hold, often a hostile one; lists
+    and dicts nest at most 3 levels (Deep nests further)."""
     kind = fdp.ConsumeIntInRange(0, 13)
     if kind == 0:
         return fdp.PickValueInList(SPECIAL_INTS)
@@ -98,10 +99,12 @@ def _value(fdp: atheris.FuzzedDataProvider, level: int = 0) -> Any:
         # NumPy scalars, which only a Python caller (not a .keras file) passes.
         return fdp.PickValueInList([np.int64(3), np.int32(-1), np.uint8(0), np.float32(3.0),
                                     np.bool_(True), np.float64(math.nan), np.int64(2**40)])
-    if kind == 12:
+    if kind == 12 and level < 3:
         return {"module": "keras", "class_name": fdp.PickValueInList(DTYPE_POLICY_CLASSES),
                 "config": {"name": _value(fdp, level + 1)}, "registered_name": None}
-    return [_value(fdp, 3), _value(fdp, 3)]  # a pair, as target_size wants
+    if kind == 13 and level < 3:
+        return [_value(fdp, level + 1), _value(fdp, level + 1)]  # a pair, as target_size wants
+    return None  # a nesting kind below level 3: nesting deeper is Deep's job
 
 
 DTYPE_NAMES = ["float32", "float16", "bfloat16", "float64", "mixed_float16", "mixed_bfloat16",
@@ -170,14 +173,20 @@ def materialize(value: Any) -> Any:
 
 
 def depth_of(value: Any) -> int:
-    """The deepest nesting of lists and dicts in `value`, Deep values counted."""
-    if isinstance(value, Deep):
-        return value.depth + depth_of(value.leaf)
-    if isinstance(value, dict):
-        return 1 + max((depth_of(item) for item in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((depth_of(item) for item in value), default=0)
-    return 0
+    """The deepest nesting of lists and dicts in `value`, Deep values counted
+    (without recursion, as the nesting may be deep)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Deep):
+            stack.append((item.leaf, depth + item.depth))
+        elif isinstance(item, (dict, list)):
+            stack.extend((inner, depth + 1)
+                         for inner in (item.values() if isinstance(item, dict) else item))
+            deepest = max(deepest, depth + 1)
+        else:
+            deepest = max(deepest, depth)
+    return deepest
 
 
 def json_text(value: Any) -> Optional[str]:
