@@ -82,7 +82,7 @@ def discover_ops() -> List[OpUnderTest]:
 def _builds(op_def, function, shapes) -> bool:
     """Whether the op's shape function accepts inputs of these (partly unknown)
     shapes, with the first allowed type for each type attr."""
-    first_types = {attr.name: _allowed_types(attr)[0] for attr in op_def.attr
+    first_types = {attr.name: allowed_types(attr)[0] for attr in op_def.attr
                    if attr.type == "type"}
     with tf.Graph().as_default():
         inputs = {
@@ -177,7 +177,7 @@ def _consume_values(fdp: atheris.FuzzedDataProvider, shape: List[int],
     return np.zeros(shape, np_dtype)
 
 
-def _allowed_types(attr_def) -> List[tf.DType]:
+def allowed_types(attr_def) -> List[tf.DType]:
     allowed = list(attr_def.allowed_values.list.type)
     return [tf.as_dtype(t) for t in allowed] if allowed else DEFAULT_TYPES
 
@@ -193,7 +193,7 @@ def decode(fdp: atheris.FuzzedDataProvider, ops: List[OpUnderTest]) -> OpCall:
     values = {}
     for name, attr in attr_defs.items():
         if attr.type == "type":
-            values[name] = fdp.PickValueInList(_allowed_types(attr))
+            values[name] = fdp.PickValueInList(allowed_types(attr))
         elif attr.type == "bool":
             values[name] = fdp.ConsumeBool()
         elif attr.type == "int":
@@ -213,7 +213,7 @@ def decode(fdp: atheris.FuzzedDataProvider, ops: List[OpUnderTest]) -> OpCall:
     shapes = []
     for arg, template in zip(op.op_def.input_arg, templates):
         if arg.type_list_attr:
-            dtypes = [fdp.PickValueInList(_allowed_types(attr_defs[arg.type_list_attr]))
+            dtypes = [fdp.PickValueInList(allowed_types(attr_defs[arg.type_list_attr]))
                       for _ in range(fdp.ConsumeIntInRange(0, 3))]
         else:
             dtype = (tf.as_dtype(arg.type) if arg.type

@@ -8,6 +8,17 @@ ResourceExhaustedError with a message. Anything else (another exception, a
 crash, a sanitizer report, a hang past -timeout) is a finding: libFuzzer
 writes the input to crash-<sha1> and `--describe FILE` prints the call.
 
+`--mode=jit` runs the calls, and gradients, inside tf.function(jit_compile=True)
+instead, for the ops that have an XLA kernel (jit_calls.py): the XLA kernels
+check shapes and attrs when XLA compiles, another path than the eager
+kernels'. The outcomes allowed are the same, with two more findings: an
+InvalidArgumentError for want of an XLA kernel (an op or dtype the XLA kernel
+does not cover), and "must be a compile-time constant" for an input that was
+one. A jit run ends by itself once its RSS has grown by
+jit_calls.MAX_RSS_GROWTH_BYTES, since XLA keeps every executable; the
+address-space cap is set again before each call, MEMORY_BUDGET_BYTES above
+what the process holds then (refused compiles grow it by 0.7 MB each).
+
 The process's address space is capped at its size after start-up plus
 MEMORY_BUDGET_BYTES, so a hostile size either is refused by the op or fails to
 allocate (ResourceExhaustedError) instead of taking the machine's memory.
@@ -21,6 +32,11 @@ allocation for 10 s, TensorFlow's default one fails at once.
         -max_total_time=14400 -timeout=60 -artifact_prefix=/tmp/op_findings-
     # print the call in a finding:
     python tests/fuzz/op_fuzzer.py --describe crash-0123...
+    # under XLA; CI runs 2000 (a finding is described with the same --mode):
+    python tests/fuzz/op_fuzzer.py --mode=jit -runs=2000 -seed=1
+    mkdir -p /tmp/jit_corpus && python tests/fuzz/op_fuzzer.py --mode=jit \
+        /tmp/jit_corpus -max_total_time=600 -artifact_prefix=/tmp/jit_findings-
+    python tests/fuzz/op_fuzzer.py --mode=jit --describe crash-0123...
 
 Atheris sees only Python coverage (of this file and of `tensorflow_ops`): the
 op libraries are not compiled with coverage instrumentation, so `cov:` counts
@@ -31,23 +47,24 @@ libFuzzer target over the C++ math).
 import collections
 import os
 import re
-import resource
 import sys
-import zlib
+from typing import List, Optional, Tuple
 
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import atheris  # pylint: disable=g-import-not-at-top
 
-with atheris.instrument_imports(include=["tensorflow_ops", "op_calls"]):
+with atheris.instrument_imports(include=["tensorflow_ops", "op_calls", "jit_calls"]):
     import numpy as np
     import tensorflow as tf
     from tensorflow.python.framework import ops as framework_ops
 
+    import fuzz_support
+    import jit_calls
     import op_calls
 
-MEMORY_BUDGET_BYTES = 1 << 30
+MEMORY_BUDGET_BYTES = fuzz_support.MEMORY_BUDGET_BYTES
 
 # libFuzzer flags unless given on the command line. Its RSS limit (2 GB by
 # default) would report a large but legitimate output as a finding: the
@@ -73,37 +90,26 @@ def _has_gradient(op_name: str) -> bool:
 
 GRADIENT_OPS = {op.op_def.name for op in OPS if _has_gradient(op.op_def.name)}
 
+# Set by main(): the mode and its ops (_take_flags), the RSS at start.
+MODE = "eager"
+FUZZED_OPS = OPS
+jit_functions = jit_calls.JitFunctions()
+start_rss_bytes = 0  # set by main()
 
-# How calls ended, printed every STATS_EVERY calls: shows that the fuzzer
-# reaches the kernels and their gradients, not only the argument checks.
+
+# How calls ended, printed every STATS_EVERY calls (--stats_every): shows that
+# the fuzzer reaches the kernels and their gradients, not only the argument checks.
 STATS_EVERY = 5000
 stats = collections.Counter()
 
 
-OUTCOME_BUCKETS = 64
-
-
-def _make_outcome_signal():
-    """A function with one branch per bucket, instrumented like the code under
-    test. Python coverage alone cannot tell a call refused by the first check
-    from one that ran the kernel (the kernels are C++); branching on how the
-    call ended makes libFuzzer keep inputs that reach a new check or a result,
-    and mutate from them."""
-    lines = ["def outcome_signal(bucket):"]
-    lines += [f"    if bucket == {b}:\n        return {b}" for b in range(OUTCOME_BUCKETS)]
-    namespace = {}
-    exec("\n".join(lines), namespace)  # pylint: disable=exec-used
-    return atheris.instrument_func(namespace["outcome_signal"])
-
-
-outcome_signal = _make_outcome_signal()
+outcome_signal = fuzz_support.make_outcome_signal()
 
 
 def _record(outcome: str) -> None:
     """Counts the outcome and signals its template (digits dropped) as coverage."""
     stats[outcome] += 1
-    template = re.sub(r"[0-9]+", "", outcome)
-    outcome_signal(zlib.crc32(template.encode()) % OUTCOME_BUCKETS)
+    outcome_signal(re.sub(r"[0-9]+", "", outcome))
 
 
 def _expect_clean_error(error: Exception, stage: str) -> None:
@@ -111,9 +117,25 @@ def _expect_clean_error(error: Exception, stage: str) -> None:
         raise error
     stats[f"{stage} {type(error).__name__}"] += 1
     # The message up to its first shape or value: which check refused the call.
-    outcome_signal(zlib.crc32(
-        (stage + re.split(r"[0-9\[]", error.message, maxsplit=1)[0]).encode())
-        % OUTCOME_BUCKETS)
+    outcome_signal(stage + re.split(r"[0-9\[]", error.message, maxsplit=1)[0])
+
+
+def _upstream(output, seed: int) -> Optional[tf.Tensor]:
+    """An upstream gradient for `output`, or None where there is none to take."""
+    if not isinstance(output, tf.Tensor) or not output.dtype.is_floating:
+        return None
+    count = output.shape.num_elements()
+    if count > MAX_UPSTREAM_ELEMENTS:
+        # The op ran on a large request; a second tensor that large could
+        # exhaust the memory cap in NumPy, outside any op.
+        stats["gradient skipped: large output"] += 1
+        return None
+    if count == 0:
+        # Empty, possibly with huge dims (a batch of 0), which NumPy refuses.
+        return tf.zeros(output.shape, output.dtype)
+    rng = np.random.default_rng(seed)
+    return tf.constant(rng.choice(np.array(UPSTREAM_VALUES, output.dtype.as_numpy_dtype),
+                                  size=output.shape.as_list()))
 
 
 def _run_gradient(call: op_calls.OpCall) -> None:
@@ -126,22 +148,58 @@ def _run_gradient(call: op_calls.OpCall) -> None:
         inputs = {name: sources.get(name, value) for name, value in call.inputs.items()}
         outputs = call.op.function(**inputs, **call.attrs)
     output = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
-    if not isinstance(output, tf.Tensor) or not output.dtype.is_floating or not sources:
+    upstream = _upstream(output, call.upstream_seed) if sources else None
+    if upstream is not None:
+        tape.gradient(output, list(sources.values()), output_gradients=upstream)
+
+
+def _expect_clean_jit_error(error: Exception, stage: str, runtime: bool) -> None:
+    """As _expect_clean_error, and neither a missing XLA kernel (the call
+    never compiled) nor a compile-time constant refused that was one."""
+    if isinstance(error, tf.errors.InvalidArgumentError):
+        if jit_calls.XLA_DEVICE in error.message and "No registered" in error.message:
+            raise AssertionError(f"{stage}: no XLA kernel for this call") from error
+        if "must be a compile-time constant" in error.message and not runtime:
+            raise AssertionError(f"{stage}: a constant input was refused as not "
+                                 "a compile-time constant") from error
+    _expect_clean_error(error, stage)
+
+
+def _test_jit(call: op_calls.OpCall, runtime: bool) -> None:
+    """The call, then its gradient, under jit_compile=True."""
+    if fuzz_support.statm_bytes(1) - start_rss_bytes > jit_calls.MAX_RSS_GROWTH_BYTES:
+        print(f"op_fuzzer --mode=jit: RSS grew by more than "
+              f"{jit_calls.MAX_RSS_GROWTH_BYTES >> 20} MiB, as XLA keeps every "
+              f"executable; ending the run after {stats['calls'] - 1} calls: "
+              f"{dict(sorted(stats.items()))}", flush=True)
+        os._exit(0)  # pylint: disable=protected-access
+    _cap_memory()
+    name = call.op.op_def.name
+    try:
+        output = jit_functions.run(call, runtime)
+        _record(f"{name} ran")
+    except Exception as error:  # pylint: disable=broad-except
+        _expect_clean_jit_error(error, name, runtime)
         return
-    count = output.shape.num_elements()
-    if count > MAX_UPSTREAM_ELEMENTS:
-        # The op ran on a large request; a second tensor that large could
-        # exhaust the memory cap in NumPy, outside any op.
-        stats["gradient skipped: large output"] += 1
+    has_sources = any(value.dtype.kind == "f" for value in call.inputs.values())
+    upstream = _upstream(output, call.upstream_seed) if has_sources else None
+    if name not in GRADIENT_OPS or upstream is None:
         return
-    if count == 0:
-        # Empty, possibly with huge dims (a batch of 0), which NumPy refuses.
-        upstream = tf.zeros(output.shape, output.dtype)
-    else:
-        rng = np.random.default_rng(call.upstream_seed)
-        upstream = rng.choice(np.array(UPSTREAM_VALUES, output.dtype.as_numpy_dtype),
-                              size=output.shape.as_list())
-    tape.gradient(output, list(sources.values()), output_gradients=upstream)
+    try:
+        jit_functions.run_gradient(call, runtime, upstream)
+        _record(f"{name} gradient ran")
+    except Exception as error:  # pylint: disable=broad-except
+        _expect_clean_jit_error(error, f"{name} gradient", runtime)
+
+
+def decode(data: bytes) -> Tuple[op_calls.OpCall, bool]:
+    """The call in `data` under the current mode, and (jit) whether its
+    integer inputs are made run-time values."""
+    fdp = atheris.FuzzedDataProvider(data)
+    call = op_calls.decode(fdp, FUZZED_OPS)
+    if MODE != "jit":
+        return call, False
+    return call, fdp.ConsumeIntInRange(0, jit_calls.RUNTIME_SHARE - 1) == 0
 
 
 def test_one_input(data: bytes) -> None:
@@ -149,7 +207,10 @@ def test_one_input(data: bytes) -> None:
     if stats["calls"] % STATS_EVERY == 0:
         print(f"op_fuzzer after {stats['calls']} calls: {dict(sorted(stats.items()))}",
               flush=True)
-    call = op_calls.decode(atheris.FuzzedDataProvider(data), OPS)
+    call, runtime = decode(data)
+    if MODE == "jit":
+        _test_jit(call, runtime)
+        return
     try:
         call.op.function(**call.inputs, **call.attrs)
         _record(f"{call.op.op_def.name} ran")
@@ -167,23 +228,45 @@ def test_one_input(data: bytes) -> None:
 def _cap_memory() -> None:
     """Address space = now + MEMORY_BUDGET_BYTES (TensorFlow's threads exist by now)."""
     tf.constant(0.0) + 1.0  # start the eager context and its thread pools
-    with open("/proc/self/statm") as statm:
-        used = int(statm.read().split()[0]) * resource.getpagesize()
-    limit = used + MEMORY_BUDGET_BYTES
-    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    fuzz_support.cap_memory()
+
+
+def _take_flags(argv: List[str]) -> List[str]:
+    """Sets MODE, FUZZED_OPS and STATS_EVERY from --mode= and --stats_every=;
+    returns the other arguments, for libFuzzer."""
+    global MODE, FUZZED_OPS, STATS_EVERY  # pylint: disable=global-statement
+    rest = []
+    for arg in argv:
+        if arg.startswith("--mode="):
+            MODE = arg[len("--mode="):]
+            if MODE not in ("eager", "jit"):
+                sys.exit(f"--mode must be eager or jit, got {MODE!r}")
+        elif arg.startswith("--stats_every="):
+            STATS_EVERY = int(arg[len("--stats_every="):])
+        else:
+            rest.append(arg)
+    if MODE == "jit":
+        FUZZED_OPS = jit_calls.jit_ops(OPS)
+    return rest
 
 
 def main(argv) -> None:
+    global start_rss_bytes  # pylint: disable=global-statement
+    argv = _take_flags(argv)
     if len(argv) == 3 and argv[1] == "--describe":
         with open(argv[2], "rb") as finding:
-            print(op_calls.describe(op_calls.decode(
-                atheris.FuzzedDataProvider(finding.read()), OPS)))
+            call, runtime = decode(finding.read())
+        print(op_calls.describe(call) + (f"\n  mode jit, integer inputs made run-time "
+                                         f"values: {runtime}" if MODE == "jit" else ""))
         return
-    print("fuzzing " + ", ".join(f"{op.op_def.name} ({op.library})" for op in OPS)
-          + f"; gradients of {sorted(GRADIENT_OPS)}", flush=True)
-    if not OPS:
-        sys.exit("no op library found under tensorflow_ops")
+    print("fuzzing " + ", ".join(f"{op.op_def.name} ({op.library})" for op in FUZZED_OPS)
+          + f"; gradients of {sorted(GRADIENT_OPS)}; mode {MODE}", flush=True)
+    if not FUZZED_OPS:
+        sys.exit(f"no op library found under tensorflow_ops (mode {MODE})")
+    if MODE == "jit":
+        print(f"jit mode is real: {jit_calls.prove_jit_is_real(OPS)}", flush=True)
     _cap_memory()
+    start_rss_bytes = fuzz_support.statm_bytes(1)
     argv = argv + [f"-{flag}={value}" for flag, value in DEFAULT_FLAGS.items()
                    if not any(arg.startswith(f"-{flag}=") for arg in argv)]
     atheris.Setup(argv, test_one_input)

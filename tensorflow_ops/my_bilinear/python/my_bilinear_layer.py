@@ -5,13 +5,38 @@ with `keras.models.load_model("m.keras")` once `tensorflow_ops.my_bilinear` is
 imported, without `custom_objects`.
 """
 
+import reprlib
 from typing import Any, Dict, Sequence, Tuple
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tensorflow_ops.my_bilinear.python.my_bilinear_ops import SUPPORTS_JIT_COMPILE
 from tensorflow_ops.my_bilinear.python.my_bilinear_ops import my_bilinear
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+# The dtypes MyBilinear takes as images: the layer's compute dtype must be one.
+_COMPUTE_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "int64", "float16",
+                   "bfloat16", "float32", "float64")
+
+# A valid config nests 4 levels (the dtype policy's config); a tampered one may
+# nest thousands, which Python's repr (and so Keras's error messages) cannot
+# print. Deeper configs are refused before Keras formats them.
+MAX_CONFIG_NESTING = 16
+
+# Bad values are shown shortened: a config may hold a megabyte-long string or
+# a deeply nested list, which would drown (or break) the message.
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 60, 60
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = 6
+
+
+def _shown(value: Any) -> str:
+    """`value` as a message shows it: its repr, shortened."""
+    return _SHORT.repr(value)
+
 
 def my_bilinear_supports_jit() -> bool:
     """Whether XLA can compile MyBilinear: the layer's `supports_jit`.
@@ -26,29 +51,95 @@ def my_bilinear_supports_jit() -> bool:
 
 
 def _checked_target_size(target_size: Sequence[int]) -> Tuple[int, int]:
-    """Returns `target_size` as (height, width) of positive Python ints."""
+    """Returns `target_size` as (height, width) of positive int32 Python ints."""
+    # A string or dict of two items would unpack, but is no size.
+    if isinstance(target_size, (str, bytes, dict)):
+        raise ValueError(f"target_size must be (height, width), got {_shown(target_size)}")
     try:
         height, width = target_size
     except (TypeError, ValueError):
         raise ValueError(
-            f"target_size must be (height, width), got {target_size!r}") from None
+            f"target_size must be (height, width), got {_shown(target_size)}") from None
     size = []
     for value in (height, width):
-        # bool is an int subclass, but True is no size.
-        if isinstance(value, bool) or not hasattr(value, "__index__"):
+        # bool is an int subclass (NumPy's is not), but True is no size.
+        if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
             raise ValueError(
-                f"target_size must hold two integers, got {target_size!r}")
+                f"target_size must hold two integers, got {_shown(target_size)}")
         if int(value) <= 0:
-            raise ValueError(f"target_size must be positive, got {target_size!r}")
+            raise ValueError(f"target_size must be positive, got {_shown(target_size)}")
+        if int(value) > _INT32_MAX:
+            raise ValueError(f"target_size must fit int32, got {_shown(target_size)}")
         size.append(int(value))
     return size[0], size[1]
 
 
+def _checked_flag(name: str, value: Any) -> bool:
+    """A Python or NumPy bool as a Python bool: "no", None or 1 is no flag."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a bool, got {_shown(value)}")
+    return bool(value)
+
+
 def _check_rank(input_shape: Sequence[Any]) -> None:
-    if len(input_shape) != 4:
+    """A shape of 4 dims, each None or a nonnegative integer."""
+    try:
+        dims = tuple(input_shape)
+    except TypeError:
+        dims = None
+    if dims is None or len(dims) != 4:
         raise ValueError(
             "MyBilinearLayer needs [batch, height, width, channels] inputs, got "
-            f"shape {tuple(input_shape)}")
+            f"shape {_shown(input_shape)}")
+    for dim in dims:
+        if dim is not None and (isinstance(dim, (bool, np.bool_))
+                                or not hasattr(dim, "__index__") or int(dim) < 0):
+            raise ValueError("MyBilinearLayer's input shape must hold None or "
+                             f"nonnegative integers, got {_shown(input_shape)}")
+
+
+def _nesting(config: Any) -> int:
+    """How deep lists, tuples and dicts nest in `config`, counted up to
+    MAX_CONFIG_NESTING + 1 (without recursion, which a deep config exhausts)."""
+    deepest, stack = 0, [(config, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, (list, tuple, dict)):
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_CONFIG_NESTING:
+            break
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((item, depth + 1) for item in items)
+    return deepest
+
+
+def _check_config(config: Any) -> None:
+    """Refuses what Keras's from_config would fail on obscurely (or not at
+    all): a non-dict config, deep nesting, a dtype config that is no policy,
+    and bad values of the layer's own arguments."""
+    if not isinstance(config, dict):
+        raise TypeError(f"MyBilinearLayer's config must be a dict, got {_shown(config)}")
+    for key, value in config.items():
+        if _nesting(value) > MAX_CONFIG_NESTING:
+            raise ValueError(f"MyBilinearLayer's config nests deeper than "
+                             f"{MAX_CONFIG_NESTING} levels at {key!r}: {_shown(value)}")
+    dtype = config.get("dtype")
+    if isinstance(dtype, dict):
+        # Keras's from_config deserializes a dtype dict itself, and raises
+        # KeyError or AttributeError for some that are no policy.
+        try:
+            policy = keras.dtype_policies.deserialize(dtype)
+        except Exception as error:  # pylint: disable=broad-except
+            raise ValueError(f"MyBilinearLayer's dtype is no dtype policy: "
+                             f"{_shown(dtype)} ({type(error).__name__}: {error})") from None
+        if not isinstance(policy, keras.dtype_policies.DTypePolicy):
+            raise ValueError(f"MyBilinearLayer's dtype is no dtype policy: {_shown(dtype)}")
+    if "target_size" in config:
+        _checked_target_size(config["target_size"])
+    for flag in ("align_corners", "half_pixel_centers"):
+        if flag in config:
+            _checked_flag(flag, config[flag])
 
 
 @keras.saving.register_keras_serializable(package="tensorflow_ops")
@@ -68,8 +159,9 @@ class MyBilinearLayer(keras.layers.Layer):
 
     Raises:
       RuntimeError: the Keras backend is not TensorFlow.
-      ValueError: `target_size` is not two positive integers, or both
-        `align_corners` and `half_pixel_centers` are set.
+      ValueError: `target_size` is not two positive integers that fit int32,
+        `align_corners` or `half_pixel_centers` is not a bool, both are set,
+        or the compute dtype is not one MyBilinear takes.
     """
 
     def __init__(self,
@@ -85,11 +177,16 @@ class MyBilinearLayer(keras.layers.Layer):
                 "importing keras.")
         super().__init__(**kwargs)
         self.target_size = _checked_target_size(target_size)
-        if align_corners and half_pixel_centers:
+        self.align_corners = _checked_flag("align_corners", align_corners)
+        self.half_pixel_centers = _checked_flag("half_pixel_centers", half_pixel_centers)
+        if self.align_corners and self.half_pixel_centers:
             raise ValueError(
                 "half_pixel_centers=True needs align_corners=False, got both True")
-        self.align_corners = bool(align_corners)
-        self.half_pixel_centers = bool(half_pixel_centers)
+        # Else a dtype such as "bool" or "string" makes the layer, and fails
+        # only when called, in the cast or the op.
+        if self.compute_dtype not in _COMPUTE_DTYPES:
+            raise ValueError(f"MyBilinearLayer computes in one of {', '.join(_COMPUTE_DTYPES)}, "
+                             f"got dtype {self.compute_dtype!r}")
         self.supports_jit = my_bilinear_supports_jit()
         self.input_spec = keras.layers.InputSpec(ndim=4)
 
@@ -106,6 +203,18 @@ class MyBilinearLayer(keras.layers.Layer):
     def compute_output_shape(self, input_shape: Sequence[Any]) -> Tuple[Any, ...]:
         _check_rank(input_shape)
         return (input_shape[0], *self.target_size, input_shape[3])
+
+    @classmethod
+    def from_config(cls, config: Dict[str, Any]) -> "MyBilinearLayer":
+        """The layer of `config` (from get_config, or a .keras file).
+
+        The config is checked first (_check_config): Keras's from_config wraps
+        any error in a TypeError that prints the whole config, which a deeply
+        nested one breaks, and its own dtype handling fails obscurely on some
+        dicts.
+        """
+        _check_config(config)
+        return super().from_config(config)
 
     def get_config(self) -> Dict[str, Any]:
         config = super().get_config()

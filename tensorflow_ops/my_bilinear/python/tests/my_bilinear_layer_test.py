@@ -1,8 +1,13 @@
-"""MyBilinearLayer: argument checks, shapes, models, mixed precision, config,
-backend check, and both jit_compile paths."""
+"""MyBilinearLayer: argument checks, shapes, models, mixed precision, config
+(hostile configs and tampered .keras files included), backend check, and both
+jit_compile paths."""
 
+import json
+import os
+import re
 from unittest import mock
 import warnings
+import zipfile
 
 from absl.testing import parameterized
 import keras
@@ -31,6 +36,57 @@ class LayerArgumentsTest(test_util.TestCase, parameterized.TestCase):
         with self.assertRaisesRegex(ValueError, r"target_size"):
             MyBilinearLayer(target_size)
 
+    @parameterized.parameters([(2**31, 3)], [(3, 2**40)], [(2**63, 1)])
+    def test_target_size_beyond_int32_is_refused_at_construction(self, target_size):
+        # Else the layer is made and fails only when called.
+        with self.assertRaisesRegex(ValueError, r"target_size must fit int32, got \(\d+, \d+\)"):
+            MyBilinearLayer(target_size)
+
+    def test_largest_int32_target_size_is_accepted(self):
+        self.assertEqual(MyBilinearLayer((2**31 - 1, 1)).target_size, (2**31 - 1, 1))
+
+    @parameterized.parameters(["12"], [b"12"], [{"h": 1, "w": 2}])
+    def test_two_item_strings_and_dicts_are_no_size(self, target_size):
+        with self.assertRaisesRegex(ValueError, "target_size must be \\(height, width\\)"):
+            MyBilinearLayer(target_size)
+
+    @parameterized.parameters(
+        ("align_corners", "no"), ("align_corners", None), ("align_corners", 1),
+        ("align_corners", 0), ("half_pixel_centers", "yes"), ("half_pixel_centers", [True]),
+        ("half_pixel_centers", 1.0))
+    def test_flags_must_be_bools(self, flag, value):
+        # bool("no") is True: without the check, "no" would turn the flag on.
+        arguments = {"align_corners": False, flag: value}
+        with self.assertRaisesRegex(ValueError, f"^{flag} must be a bool, got "
+                                    + re.escape(repr(value)) + "$"):
+            MyBilinearLayer((2, 2), **arguments)
+
+    def test_numpy_bools_are_accepted(self):
+        layer = MyBilinearLayer((2, 2), align_corners=np.False_, half_pixel_centers=np.True_)
+        self.assertIs(layer.half_pixel_centers, True)
+
+    def test_long_and_deep_values_are_shortened_in_messages(self):
+        # Deeper than Python's recursion limit, Keras's Layer.__new__ fails
+        # first (RecursionError); from_config refuses that (below).
+        deep = [1]
+        for _ in range(200):
+            deep = [deep]
+        for target_size in ["x" * 1_000_000, deep, list(range(100_000))]:
+            with self.assertRaises(ValueError) as refused:
+                MyBilinearLayer(target_size)
+            self.assertLess(len(str(refused.exception)), 200)
+
+    @parameterized.parameters(["bool"], ["string"], ["complex64"])
+    def test_dtypes_the_op_does_not_take_are_refused_at_construction(self, dtype):
+        with self.assertRaisesRegex(ValueError, f"computes in one of .*, got dtype '{dtype}'"):
+            MyBilinearLayer((2, 2), dtype=dtype)
+
+    @parameterized.parameters(["float16", "float16"], ["bfloat16", "bfloat16"],
+                              ["int32", "float32"], ["uint8", "float32"])
+    def test_every_dtype_the_op_takes_is_accepted(self, dtype, result_dtype):
+        resized = MyBilinearLayer((3, 2), dtype=dtype)(np.ones((1, 2, 2, 1), np.float32))
+        self.assertEqual(resized.dtype, result_dtype)
+
     def test_numpy_integers_are_accepted(self):
         layer = MyBilinearLayer(np.array([3, 4], dtype=np.int64))
         self.assertEqual(layer.target_size, (3, 4))
@@ -46,6 +102,12 @@ class LayerArgumentsTest(test_util.TestCase, parameterized.TestCase):
             MyBilinearLayer((2, 2)).build(shape)
         with self.assertRaisesRegex(ValueError, "ndim=4"):
             MyBilinearLayer((2, 2))(keras.Input(shape=shape[1:]))
+
+    @parameterized.parameters([5], [None], [("a", 2, 3, 4)], [(1, -2, 3, 4)], [(1, True, 3, 4)])
+    def test_bad_build_shapes_are_refused_naming_them(self, shape):
+        # A tampered .keras file's build_config gives build() any value.
+        with self.assertRaisesRegex(ValueError, "MyBilinearLayer.*" + re.escape(repr(shape))):
+            MyBilinearLayer((2, 2)).build(shape)
 
     def test_compute_output_shape(self):
         layer = MyBilinearLayer((7, 9))
@@ -100,7 +162,7 @@ class LayerInModelsTest(test_util.TestCase, parameterized.TestCase):
         self.assertAllClose(resized, expected, rtol=2e-3, atol=2e-3)
 
 
-class LayerConfigTest(test_util.TestCase):
+class LayerConfigTest(test_util.TestCase, parameterized.TestCase):
 
     def test_get_config_from_config_round_trip(self):
         layer = MyBilinearLayer((4, 6), align_corners=False, half_pixel_centers=True,
@@ -113,6 +175,71 @@ class LayerConfigTest(test_util.TestCase):
         self.assertEqual((clone.name, clone.target_size, clone.align_corners,
                           clone.half_pixel_centers),
                          ("resize", (4, 6), False, True))
+
+    def _config(self, **changes):
+        config = MyBilinearLayer((4, 6), align_corners=False, half_pixel_centers=True,
+                                 name="resize").get_config()
+        config.update(changes)
+        return config
+
+    @parameterized.parameters(
+        ({"target_size": [0, 3]}, r"target_size must be positive, got \[0, 3\]"),
+        ({"target_size": [True, 3]}, r"target_size must hold two integers"),
+        ({"target_size": [3, 2.5]}, r"target_size must hold two integers, got \[3, 2\.5\]"),
+        ({"align_corners": "false"}, r"align_corners must be a bool, got 'false'"),
+        ({"half_pixel_centers": None}, r"half_pixel_centers must be a bool, got None"),
+        ({"dtype": {"class_name": "DTypePolicyMap"}}, r"dtype is no dtype policy: \{'class_name'"),
+        ({"dtype": {"class_name": "NoSuchPolicy"}}, r"dtype is no dtype policy: \{'class_name'"))
+    def test_from_config_refuses_bad_values_naming_them(self, changes, message):
+        with self.assertRaisesRegex(ValueError, message):
+            MyBilinearLayer.from_config(self._config(**changes))
+
+    def test_from_config_refuses_deep_nesting_without_recursion_errors(self):
+        deep = [3, 4]
+        for _ in range(5000):
+            deep = [deep]
+        for key in ("target_size", "name", "unknown"):
+            with self.assertRaisesRegex(ValueError, f"nests deeper than 16 levels at '{key}'"):
+                MyBilinearLayer.from_config(self._config(**{key: deep}))
+
+    @parameterized.parameters([None], [[("target_size", [2, 2])]], ["target_size"])
+    def test_from_config_refuses_a_config_that_is_no_dict(self, config):
+        with self.assertRaisesRegex(TypeError, "config must be a dict, got"):
+            MyBilinearLayer.from_config(config)
+
+    def test_keras_errors_for_its_own_arguments_still_name_them(self):
+        for changes, message in [({"trainable": "no"}, "trainable"),
+                                 ({"name": 5}, "name"), ({"unknown": 1}, "unknown")]:
+            with self.assertRaisesRegex(TypeError, message):
+                MyBilinearLayer.from_config(self._config(**changes))
+
+    def test_tampered_keras_file_is_refused_naming_the_value(self):
+        inputs = keras.Input(shape=(4, 4, 2))
+        model = keras.Model(inputs, MyBilinearLayer((3, 5), name="resize")(inputs))
+        folder = self.create_tempdir().full_path
+        saved = os.path.join(folder, "model.keras")
+        model.save(saved)
+        for key, value, message in [
+                ("target_size", [3, -5], r"target_size must be positive, got \[3, -5\]"),
+                ("align_corners", "yes", "align_corners must be a bool, got 'yes'"),
+                ("build_config", 7, "got shape 7")]:
+            tampered = os.path.join(folder, f"{key}.keras")
+            with zipfile.ZipFile(saved) as original, zipfile.ZipFile(tampered, "w") as out:
+                for item in original.infolist():
+                    data = original.read(item.filename)
+                    if item.filename == "config.json":
+                        config = json.loads(data)
+                        layer = next(layer for layer in config["config"]["layers"]
+                                     if layer["class_name"] == "MyBilinearLayer")
+                        if key == "build_config":
+                            layer["build_config"]["input_shape"] = value
+                        else:
+                            layer["config"][key] = value
+                        data = json.dumps(config)
+                    out.writestr(item, data)
+            with self.subTest(key=key):
+                with self.assertRaisesRegex((ValueError, TypeError), message):
+                    keras.models.load_model(tampered)
 
     def test_registered_so_deserialization_needs_no_custom_objects(self):
         self.assertIs(keras.saving.get_registered_object(
