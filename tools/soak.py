@@ -106,7 +106,7 @@ class _Worker(threading.Thread):
             call = soak_calls.random_call(self._rng, mode, op)
             check = self._rng.random() < CHECK_FRACTION
             try:
-                soak_calls.run(self._table, call, self._rng, check)
+                check = soak_calls.run(self._table, call, self._rng, check)
             except Exception as error:  # pylint: disable=broad-except
                 self._tally.error(f"{call.describe()}: {type(error).__name__}: {error}\n"
                                   + traceback.format_exc(limit=4))

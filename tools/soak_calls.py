@@ -53,15 +53,22 @@ JIT_CASES = {
 # Eager and tf.function: float32 is bitwise ResizeBilinear (the project's
 # claim, my_bilinear_ops_test), half and bfloat16 are its float32 rounded
 # (bitwise, measured on 600 random cases), float64 computes coordinates in
-# float64 (measured up to 5e-6 here; my_bilinear_contract.md). Under XLA,
+# float64, where TensorFlow's kernel uses float32 ones (up to 1.2e-5 seen in
+# the soak; my_bilinear_contract.md). Under XLA,
 # fused multiply-adds move float32 by a few ulp (my_bilinear_xla_test allows
 # 2 ulp per addition), which can flip one rounding of a 16-bit output.
-EXACT_TOLERANCE = {tf.half: 0.0, tf.bfloat16: 0.0, tf.float32: 0.0, tf.float64: 1e-4}
+EXACT_TOLERANCE = {tf.half: 0.0, tf.bfloat16: 0.0, tf.float32: 0.0, tf.float64: 5e-5}
 XLA_TOLERANCE = {tf.half: 2.0**-10, tf.bfloat16: 2.0**-7, tf.float32: 2.0**-20,
-                 tf.float64: 1e-4}
-# MyBilinearGrad against ResizeBilinearGrad (float32, nonnegative upstream
-# gradients, so sums do not cancel): my_bilinear_grad_test's bound.
-GRAD_RTOL = 1e-5
+                 tf.float64: 5e-5}
+# MyBilinearGrad against ResizeBilinearGrad in float64: within GRAD_RTOL of
+# each sum (the upstream gradients are nonnegative, so sums do not cancel) plus
+# GRAD_SHARE_OF_LARGEST of the largest. float32's bound is my_bilinear_grad_test's.
+# Half and bfloat16 sums are rounded to their type along the way, by up to a
+# few of its ulps of the larger terms. float64 weights differ from TensorFlow's
+# float32 ones by up to about 1e-7, which is large beside a small weight.
+GRAD_RTOL = {tf.half: 2.0**-9, tf.bfloat16: 2.0**-6, tf.float32: 1e-5, tf.float64: 0.0}
+GRAD_SHARE_OF_LARGEST = {tf.half: 2.0**-9, tf.bfloat16: 2.0**-6, tf.float32: 0.0,
+                         tf.float64: 1e-5}
 
 
 class Mismatch(AssertionError):
@@ -199,8 +206,9 @@ class CallTable:
         return self._functions[(call.mode, call.op, image_dtype, call.out_type, call.attrs)]
 
 
-def run(table: CallTable, call: Call, rng: np.random.Generator, check: bool) -> None:
-    """Makes the call; with `check`, compares it with TensorFlow's op.
+def run(table: CallTable, call: Call, rng: np.random.Generator, check: bool) -> bool:
+    """Makes the call; with `check`, compares it with TensorFlow's op. Returns
+    whether a result was compared (not where it is empty).
 
     Raises:
       Mismatch: the result is not TensorFlow's within the tolerance.
@@ -212,18 +220,21 @@ def run(table: CallTable, call: Call, rng: np.random.Generator, check: bool) -> 
             result = _forward(images, size, call.out_type, call.attrs)
         else:
             result = table.function(call)(images, size)
-        if check:
+        if check and result.shape.num_elements():
             check_forward(call, result.numpy())
-        return
+            return True
+        return False
     out_shape = (call.images.shape[0], *call.size, call.images.shape[3])
     upstream = tf.constant(_random_values(rng, out_shape, call.out_type))
     if call.mode == "eager":
         resized, grad = _gradient(images, size, upstream, call.attrs)
     else:
         resized, grad = table.function(call)(images, size, upstream)
-    if check:
+    if check and resized.shape.num_elements() and grad.shape.num_elements():
         check_forward(call, resized.numpy())
         check_gradient(call, upstream.numpy(), grad.numpy())
+        return True
+    return False
 
 
 def _max_error(call: Call, ours: np.ndarray, theirs: np.ndarray) -> Optional[str]:
@@ -254,13 +265,13 @@ def check_forward(call: Call, result: np.ndarray) -> None:
 
 
 def check_gradient(call: Call, upstream: np.ndarray, grad: np.ndarray) -> None:
-    """A float32 gradient against ResizeBilinearGrad, within GRAD_RTOL."""
-    if call.out_type != tf.float32:
-        return
+    """The gradient against ResizeBilinearGrad in float64, within GRAD_RTOL."""
     theirs = tf.raw_ops.ResizeBilinearGrad(
-        grads=upstream, original_image=call.images, align_corners=call.attrs[0],
-        half_pixel_centers=call.attrs[1]).numpy()
-    if grad.shape != theirs.shape or not np.all(
-            np.abs(grad - theirs) <= GRAD_RTOL * np.abs(theirs)):
+        grads=upstream.astype(np.float64), original_image=call.images.astype(np.float64),
+        align_corners=call.attrs[0], half_pixel_centers=call.attrs[1]).numpy()
+    grad = grad.astype(np.float64)
+    allowed = (GRAD_RTOL[call.out_type] * np.abs(theirs) + GRAD_SHARE_OF_LARGEST[call.out_type]
+               * float(np.max(np.abs(theirs), initial=0.0)))
+    if grad.shape != theirs.shape or not np.all(np.abs(grad - theirs) <= allowed):
         raise Mismatch(f"{call.describe()}: gradient differs from ResizeBilinearGrad "
                        f"by up to {float(np.max(np.abs(grad - theirs), initial=0.0)):.3g}")
