@@ -1,8 +1,9 @@
-"""What the Atheris fuzz targets share: the memory cap and the outcome signal."""
+"""What the Atheris fuzz targets share: the memory cap, the outcome signal and
+libFuzzer's default flags."""
 
 import resource
 import zlib
-from typing import Callable
+from typing import Callable, Dict, List
 
 import atheris
 
@@ -24,6 +25,12 @@ def cap_memory() -> None:
     threads exist, which take address space of their own."""
     limit = statm_bytes(0) + MEMORY_BUDGET_BYTES
     resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+def with_default_flags(argv: List[str], defaults: Dict[str, object]) -> List[str]:
+    """`argv` with -FLAG=VALUE added for each default it does not set."""
+    return argv + [f"-{flag}={value}" for flag, value in defaults.items()
+                   if not any(arg.startswith(f"-{flag}=") for arg in argv)]
 
 
 def make_outcome_signal() -> Callable[[str], None]:

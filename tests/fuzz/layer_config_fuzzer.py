@@ -212,9 +212,7 @@ def main(argv) -> None:
           f"({len(template_bytes)} bytes)", flush=True)
     tf.constant(0.0) + 1.0  # start the eager context and its thread pools
     fuzz_support.cap_memory()
-    argv = argv + [f"-{flag}={value}" for flag, value in DEFAULT_FLAGS.items()
-                   if not any(arg.startswith(f"-{flag}=") for arg in argv)]
-    atheris.Setup(argv, test_one_input)
+    atheris.Setup(fuzz_support.with_default_flags(argv, DEFAULT_FLAGS), test_one_input)
     atheris.Fuzz()
 
 

@@ -267,9 +267,7 @@ def main(argv) -> None:
         print(f"jit mode is real: {jit_calls.prove_jit_is_real(OPS)}", flush=True)
     _cap_memory()
     start_rss_bytes = fuzz_support.statm_bytes(1)
-    argv = argv + [f"-{flag}={value}" for flag, value in DEFAULT_FLAGS.items()
-                   if not any(arg.startswith(f"-{flag}=") for arg in argv)]
-    atheris.Setup(argv, test_one_input)
+    atheris.Setup(fuzz_support.with_default_flags(argv, DEFAULT_FLAGS), test_one_input)
     atheris.Fuzz()
 
 
