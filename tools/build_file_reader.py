@@ -93,6 +93,20 @@ def _plain_definitions(path: Optional[str]) -> Dict[str, Any]:
     return scope
 
 
+def read_plain_bzl(path: str) -> Dict[str, Any]:
+    """The public top-level definitions of a .bzl file of plain values and
+    functions (such as third_party/tf/build_flags.bzl), evaluated with Python.
+
+    Raises:
+      ValueError: the file is missing, loads something or declares a rule.
+    """
+    scope = _plain_definitions(path)
+    if not scope:
+        raise ValueError(f"{path} is not a plain .bzl file (missing, or it uses "
+                         "load() or native)")
+    return {name: value for name, value in scope.items() if not name.startswith("_")}
+
+
 def read_build_file(path: str) -> BuildFile:
     """Evaluates the BUILD file at `path` and returns the calls it makes."""
     with open(path) as build_file:

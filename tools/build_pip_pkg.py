@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Optional
+from typing import Collection, Dict, List, Optional, Tuple
 
 import tensorflow_ops
 from tensorflow_ops import library_loader
@@ -38,15 +38,29 @@ _TEST_ONLY = re.compile(r"_test\.py$")
 _OP_LIBRARY_RULE = re.compile(r"tf_custom_op_library\(\s*name\s*=\s*\"([^\"]+)\"")
 
 
-def stage_package(staging_dir: str) -> List[str]:
+def stage_package(staging_dir: str, package_dir: Optional[str] = None,
+                  python_files: Optional[Collection[str]] = None) -> List[str]:
     """Copies the tensorflow_ops package (sources and op libraries, no tests) into
-    `staging_dir`; returns the op libraries as paths relative to it."""
-    package_dir = os.path.dirname(os.path.abspath(tensorflow_ops.__file__))
+    `staging_dir`; returns the op libraries as paths relative to it.
+
+    Args:
+      staging_dir: the wheel's root folder.
+      package_dir: the tensorflow_ops folder to copy; by default the imported one
+        (Bazel's runfiles of //tensorflow_ops:all_ops, with the op libraries).
+      python_files: when given, only these .py files (paths like
+        tensorflow_ops/my_bilinear/__init__.py) and no library: the pip build,
+        which copies from the source tree what those runfiles would hold and
+        adds the libraries it compiled.
+    """
+    package_dir = package_dir or os.path.dirname(os.path.abspath(tensorflow_ops.__file__))
     libraries = []
     for folder, _, files in os.walk(package_dir):
         relative_folder = os.path.relpath(folder, os.path.dirname(package_dir))
         for name in files:
             is_library = name.endswith(".so")
+            if python_files is not None and (
+                    is_library or os.path.join(relative_folder, name) not in python_files):
+                continue
             if not (is_library or name.endswith(".py")) or _TEST_ONLY.search(name):
                 continue
             target = os.path.join(staging_dir, relative_folder, name)
@@ -150,6 +164,40 @@ def manylinux_tag(wheel: str) -> str:
     return report["sym_tag"]
 
 
+def check_complete(workspace: str, libraries: List[str]) -> None:
+    """Refuses a wheel that would miss an op library of the source tree."""
+    declared = declared_op_libraries(workspace)
+    if not declared:
+        raise SystemExit(f"No tf_custom_op_library under {workspace}/tensorflow_ops.")
+    missing = sorted(set(declared) - set(libraries))
+    if missing:
+        raise SystemExit(
+            f"The wheel would miss {missing}: add each op package to "
+            "OP_PACKAGES in tensorflow_ops/op_packages.bzl (tools/new_op.py "
+            "does it for the ops it generates).")
+
+
+def pack_wheel(staging_dir: str, libraries: List[str], out_dir: str,
+               work_dir: str) -> Tuple[str, str, str]:
+    """Writes the version markers into a staged package, packs it and gives it
+    auditwheel's platform tag; returns (wheel path in out_dir, the TensorFlow
+    version the libraries were built against, the tag)."""
+    tensorflow_version = built_against(staging_dir, libraries)
+    write_build_info(staging_dir, tensorflow_version)
+    write_dist_info(staging_dir, tensorflow_version)
+    linux_dir = os.path.join(work_dir, "linux")
+    os.makedirs(linux_dir)
+    run(sys.executable, "-m", "wheel", "pack", staging_dir, "-d", linux_dir)
+    linux_wheel = os.path.join(linux_dir, os.listdir(linux_dir)[0])
+    tag = manylinux_tag(linux_wheel)
+    run(sys.executable, "-m", "wheel", "tags", "--remove", "--platform-tag", tag,
+        linux_wheel)
+    (wheel_name,) = [name for name in os.listdir(linux_dir) if tag in name]
+    os.makedirs(out_dir, exist_ok=True)
+    shutil.move(os.path.join(linux_dir, wheel_name), os.path.join(out_dir, wheel_name))
+    return os.path.join(out_dir, wheel_name), tensorflow_version, tag
+
+
 def build_wheel(out_dir: str, workspace: Optional[str]) -> str:
     """Builds the wheel into `out_dir`; returns its path."""
     os.makedirs(out_dir, exist_ok=True)
@@ -157,31 +205,13 @@ def build_wheel(out_dir: str, workspace: Optional[str]) -> str:
         staging_dir = os.path.join(work_dir, "staging")
         libraries = stage_package(staging_dir)
         if workspace:
-            declared = declared_op_libraries(workspace)
-            if not declared:
-                raise SystemExit(f"No tf_custom_op_library under {workspace}/tensorflow_ops.")
-            missing = sorted(set(declared) - set(libraries))
-            if missing:
-                raise SystemExit(
-                    f"The wheel would miss {missing}: add each op package to "
-                    "OP_PACKAGES in tensorflow_ops/op_packages.bzl (tools/new_op.py "
-                    "does it for the ops it generates).")
-        tensorflow_version = built_against(staging_dir, libraries)
-        write_build_info(staging_dir, tensorflow_version)
-        write_dist_info(staging_dir, tensorflow_version)
-        linux_dir = os.path.join(work_dir, "linux")
-        os.makedirs(linux_dir)
-        run(sys.executable, "-m", "wheel", "pack", staging_dir, "-d", linux_dir)
-        linux_wheel = os.path.join(linux_dir, os.listdir(linux_dir)[0])
-        tag = manylinux_tag(linux_wheel)
-        run(sys.executable, "-m", "wheel", "tags", "--remove", "--platform-tag", tag,
-            linux_wheel)
-        (wheel_name,) = [name for name in os.listdir(linux_dir) if tag in name]
-        shutil.move(os.path.join(linux_dir, wheel_name), os.path.join(out_dir, wheel_name))
-    print(f"Built {os.path.join(out_dir, wheel_name)}")
+            check_complete(workspace, libraries)
+        wheel, tensorflow_version, tag = pack_wheel(staging_dir, libraries, out_dir,
+                                                    work_dir)
+    print(f"Built {wheel}")
     print(f"  op libraries: {', '.join(libraries)}")
     print(f"  TensorFlow:   built against {tensorflow_version}; platform tag {tag}")
-    return os.path.join(out_dir, wheel_name)
+    return wheel
 
 
 def main() -> None:

@@ -17,6 +17,15 @@ load(
     "TF_CXX_STANDARD",
     "TF_DEFINES",
 )
+load(
+    "//third_party/tf:build_flags.bzl",
+    "NVCC_COPTS",
+    "NVCC_HOST_COPTS",
+    "TF_LINKOPTS",
+    "TF_MATH_COPTS",
+    "TF_OPT_COPTS",
+    "XLA_SUFFIX",
+)
 load("//third_party/gpus:nvcc_compile.bzl", "gencode_flags", "nvcc_objects")
 
 _TF_DEPS = [
@@ -24,18 +33,14 @@ _TF_DEPS = [
     "@local_config_tf//:libtensorflow_framework",
 ]
 
-# Flags for code that must compute exactly what TensorFlow's kernels compute.
-# GCC's default for C++ (-ffp-contract=fast) fuses `a + (b - a) * t` into one
-# multiply-add wherever FMA instructions are enabled (-mfma, -march=native, a
-# target("avx2,fma") function, any aarch64 build), which rounds once instead of
-# twice and so changes the results.
-_TF_MATH_COPTS = ["-ffp-contract=off"]
+# The flags themselves are in build_flags.bzl, which the pip build
+# (tools/pip_build) reads too, so that the two builds cannot drift.
+_TF_MATH_COPTS = TF_MATH_COPTS
 
 def _tf_copts():
-    # A later -std wins over Bazel's default -std=c++0x.
-    # -O3 (over -c opt's -O2) lets GCC vectorize loops whose trip count is known
-    # only at run time, such as the channel loops of the kernels.
-    return TF_DEFINES + ["-std=" + TF_CXX_STANDARD, "-O3", "-fvisibility-inlines-hidden"] + _TF_MATH_COPTS
+    # A later -std wins over Bazel's default -std=c++0x (build_flags.bzl says
+    # why each flag).
+    return TF_DEFINES + ["-std=" + TF_CXX_STANDARD] + TF_OPT_COPTS + _TF_MATH_COPTS
 
 def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **kwargs):
     """A C++ test compiled with the op libraries' flags.
@@ -55,26 +60,18 @@ def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **k
         deps = deps,
         data = data,
         copts = _tf_copts() + extra_copts,
-        linkopts = linkopts + ["-lm"],
+        linkopts = linkopts + TF_LINKOPTS,
         **kwargs
     )
 
 def _nvcc_copts():
     # TensorFlow's flags for its own .cu.cc files, and the host flags of the CPU
-    # part. -fmad=false is -ffp-contract=off for device code: a fused
-    # multiply-add would round differently from the CPU kernels. -ftz=true
-    # flushes float denormals as TensorFlow's CPU kernels do (its executor runs
-    # them with FTZ and DAZ set) and as TensorFlow's own GPU kernels are built.
-    host = ["-fPIC", "-O3", "-fvisibility-inlines-hidden"] + _TF_MATH_COPTS
-    return [
-        "-std=" + TF_CXX_STANDARD,
-        "-DGOOGLE_CUDA=1",
-        "-DEIGEN_USE_GPU",
-        "--expt-relaxed-constexpr",
-        "-fmad=false",
-        "-ftz=true",
-        "-O3",
-    ] + TF_DEFINES + ["-Xcompiler=" + flag for flag in host]
+    # part (build_flags.bzl says why each flag).
+    host = NVCC_HOST_COPTS + _TF_MATH_COPTS
+    return ["-std=" + TF_CXX_STANDARD] + NVCC_COPTS + TF_DEFINES + [
+        "-Xcompiler=" + flag
+        for flag in host
+    ]
 
 def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hdrs = [], **kwargs):
     """A library of GPU kernels (`*.cu.cc`), linked into a tf_custom_op_library.
@@ -122,9 +119,8 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
         **kwargs
     )
 
-# XLA kernel sources (XlaOpKernel, REGISTER_XLA_OP) in a tf_custom_op_library's
-# srcs are recognised by this suffix, as tools/vendor_build.py recognises them.
-_XLA_SUFFIX = "_xla.cc"
+# XLA kernel sources: build_flags.bzl.
+_XLA_SUFFIX = XLA_SUFFIX
 
 def _tf_xla_kernel_library(name, srcs, deps, copts):
     """The XLA kernels of an op library: compiled against tf2xla's headers,
@@ -189,7 +185,7 @@ def tf_custom_op_library(name, srcs = [], gpu_srcs = [], deps = [], copts = [], 
         srcs = srcs,
         deps = deps + gpu_deps + _TF_DEPS + ["@local_config_tf//:build_info"],
         copts = _tf_copts() + copts,
-        linkopts = linkopts + ["-lm"],
+        linkopts = linkopts + TF_LINKOPTS,
         linkshared = 1,
         **kwargs
     )

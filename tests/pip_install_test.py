@@ -1,0 +1,200 @@
+"""`pip install --no-build-isolation --no-index .` builds the op libraries without
+Bazel and installs a package that works from outside the checkout, with the bits
+of the Bazel build's library.
+
+One pip install (setUpClass; the compile is the cost, see docs/pip_build.md)
+of a read-only copy of the checkout (no bazel-* links, .venv or .git) into a
+fresh virtual environment that reuses the installed TensorFlow through a .pth
+file, with a `bazel` first on PATH that records any call and fails. Then
+tests/pip_install_probe.py runs once against the installed package and once
+against the Bazel-built library, and every result is compared byte for byte.
+
+The Bazel library: $TENSORFLOW_OPS_REFERENCE_LIBRARY, else the runfiles'
+tensorflow_ops/my_bilinear/my_bilinear_op.so (the py_test's data), else the
+source tree's bazel-bin/. A missing one fails the test; nothing here skips.
+"""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+from typing import Dict, List
+
+import tensorflow as tf
+
+_PIP_SECONDS = int(os.environ.get("PIP_INSTALL_TEST_TIMEOUT", "2400"))
+_PROBE_SECONDS = 300
+_LIBRARY = os.path.join("tensorflow_ops", "my_bilinear", "my_bilinear_op.so")
+# Not copied: Bazel's output links (following them would copy the Bazel
+# build into the tree pip builds), environments, history, earlier builds.
+_NOT_COPIED = (".venv", ".git", "dist", "__pycache__", ".tf_configure.bazelrc")
+_BAZEL_SHIM = """#!/bin/sh
+echo "$@" >> "{log}"
+echo "bazel must not run in the pip build" >&2
+exit 97
+"""
+
+
+def _runfiles_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _source_tree() -> str:
+    """The repository, behind Bazel's runfiles symlink of this file."""
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def _reference_library() -> str:
+    candidates = [os.environ.get("TENSORFLOW_OPS_REFERENCE_LIBRARY", ""),
+                  os.path.join(_runfiles_root(), _LIBRARY),
+                  os.path.join(_source_tree(), "bazel-bin", _LIBRARY)]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate):
+            return os.path.realpath(candidate)
+    raise AssertionError(f"No Bazel-built {_LIBRARY} to compare with; looked in "
+                         f"{[c for c in candidates if c]}. Build it (bazel build "
+                         ":my_bilinear_op.so) or set TENSORFLOW_OPS_REFERENCE_LIBRARY.")
+
+
+def _ignored(folder: str, names: List[str]) -> List[str]:
+    top = os.path.realpath(folder) == _source_tree()
+    return [n for n in names if n in _NOT_COPIED or (top and n.startswith("bazel-"))
+            or n.endswith((".so", ".pyc"))]
+
+
+def _set_writable(tree: str, writable: bool) -> None:
+    for folder, _, files in os.walk(tree):
+        for path in [folder] + [os.path.join(folder, f) for f in files]:
+            if os.path.islink(path):
+                continue
+            mode = os.stat(path).st_mode
+            os.chmod(path, mode | stat.S_IWUSR if writable else
+                     mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _clean_env() -> Dict[str, str]:
+    """The caller's environment without anything that points into the repository
+    or configures pip."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("PYTHONPATH", "TENSORFLOW_OPS_LIBRARY_DIR", "RUNFILES_DIR",
+                          "PYTHON_RUNFILES", "TENSORFLOW_OPS_BUILD_DIR")
+           and not key.startswith("PIP_")}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    env["PIP_CONFIG_FILE"] = os.devnull
+    return env
+
+
+class PipInstallTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.reference = _reference_library()
+        cls.work_dir = tempfile.mkdtemp(prefix="pip_install_test_")
+        cls.checkout = os.path.join(cls.work_dir, "checkout")
+        shutil.copytree(_source_tree(), cls.checkout, symlinks=True, ignore=_ignored)
+        _set_writable(cls.checkout, False)  # the build must write elsewhere
+        cls.bazel_log = os.path.join(cls.work_dir, "bazel_calls.log")
+        shim = os.path.join(cls.work_dir, "shim")
+        os.makedirs(shim)
+        with open(os.path.join(shim, "bazel"), "w") as bazel:
+            bazel.write(_BAZEL_SHIM.format(log=cls.bazel_log))
+        os.chmod(os.path.join(shim, "bazel"), 0o755)
+
+        cls.venv = os.path.join(cls.work_dir, "venv")
+        cls.python = os.path.join(cls.venv, "bin", "python")
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", cls.venv],
+                       check=True, timeout=120)
+        site_packages = subprocess.run(
+            [cls.python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+        tensorflow_site = os.path.dirname(os.path.dirname(tf.__file__))
+        with open(os.path.join(site_packages, "installed_tensorflow.pth"), "w") as pth:
+            pth.write(tensorflow_site + "\n")
+
+        env = _clean_env()
+        env["PATH"] = shim + os.pathsep + env.get("PATH", "")
+        cls.install = subprocess.run(
+            [cls.python, "-m", "pip", "install", "-v", "--no-build-isolation",
+             "--no-index", cls.checkout],
+            capture_output=True, text=True, timeout=_PIP_SECONDS, check=False,
+            env=env, cwd=cls.work_dir)
+        log = os.environ.get("PIP_INSTALL_TEST_LOG")
+        if log:
+            with open(log, "w") as log_file:
+                log_file.write(cls.install.stdout + cls.install.stderr)
+
+    @classmethod
+    def tearDownClass(cls):
+        _set_writable(cls.checkout, True)
+        shutil.rmtree(cls.work_dir)
+        super().tearDownClass()
+
+    def _probe(self, python: str, env: Dict[str, str], name: str) -> Dict:
+        """Runs the probe from a folder outside the checkout; returns its facts
+        and leaves its .npy files in <work_dir>/<name>."""
+        out_dir = os.path.join(self.work_dir, name)
+        os.makedirs(out_dir)
+        outside = tempfile.mkdtemp(dir=self.work_dir)
+        probe = shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "pip_install_probe.py"), outside)
+        result = subprocess.run([python, probe, out_dir], capture_output=True, text=True,
+                                timeout=_PROBE_SECONDS, check=False, env=env, cwd=outside)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    def _installed_facts(self) -> Dict:
+        """The probe's facts in the fresh environment (run once for all tests)."""
+        self.assertEqual(self.install.returncode, 0,
+                         self.install.stdout[-20000:] + self.install.stderr[-20000:])
+        if not hasattr(type(self), "installed_facts"):
+            env = dict(_clean_env(), PROBE_ALL_PACKAGES="1")
+            type(self).installed_facts = self._probe(self.python, env, "installed")
+        return self.installed_facts
+
+    def test_built_without_bazel_from_a_read_only_copy(self):
+        self.assertEqual(self.install.returncode, 0,
+                         self.install.stdout[-20000:] + self.install.stderr[-20000:])
+        self.assertFalse(os.path.exists(self.bazel_log), "pip ran bazel")
+        # pip -v shows the backend's log on stderr.
+        log = self.install.stdout + self.install.stderr
+        self.assertIn("[pip_build] op libraries built in", log)
+        # The macros' flags (build_flags.bzl) are on the command line of the
+        # first compile, the XLA kernels'.
+        self.assertRegex(log, r"first command: \S*g\+\+ -DNDEBUG -fPIC .*-std=c\+\+17 -O3 "
+                         r"-fvisibility-inlines-hidden -ffp-contract=off .*_xla\.cc")
+
+    def test_installed_package_works_outside_the_checkout(self):
+        facts = self._installed_facts()
+        self.assertTrue(facts["package_file"].startswith(self.venv), facts["package_file"])
+        self.assertEqual(facts["packages"], ["my_bilinear", "split_at", "zero_out"])
+        self.assertEqual(facts["built_against"], tf.__version__)
+        self.assertEqual(facts["forward_error"], 0.0)  # bitwise ResizeBilinear in float32
+        self.assertLess(facts["gradient_error"], 1e-6)
+        self.assertLess(facts["jit_forward_error"], 1e-4)  # |values| <= 150
+        self.assertEqual(facts["layer_config"], [5, 6])
+
+    def test_bits_equal_the_bazel_built_library(self):
+        self._installed_facts()
+        env = dict(_clean_env(), PYTHONPATH=_source_tree(),
+                   TENSORFLOW_OPS_LIBRARY_DIR=os.path.dirname(self.reference))
+        reference = self._probe(sys.executable, env, "bazel")
+        self.assertTrue(reference["package_file"].startswith(_source_tree()))
+        installed = sorted(os.listdir(os.path.join(self.work_dir, "installed")))
+        self.assertEqual(installed, sorted(os.listdir(os.path.join(self.work_dir, "bazel"))))
+        self.assertGreater(len(installed), 40)
+        different = []
+        for name in installed:
+            with open(os.path.join(self.work_dir, "installed", name), "rb") as pip_file, \
+                    open(os.path.join(self.work_dir, "bazel", name), "rb") as bazel_file:
+                if pip_file.read() != bazel_file.read():
+                    different.append(name)
+        self.assertEqual(different, [], f"pip build differs from {self.reference}")
+
+
+if __name__ == "__main__":
+    unittest.main()

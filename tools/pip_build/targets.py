@@ -1,0 +1,176 @@
+"""What the pip build compiles: the op libraries of the BUILD files, without Bazel.
+
+Everything comes from the BUILD files, read by tools/build_file_reader.py: the
+op packages from tensorflow_ops/op_packages.bzl (the wheel's list), each
+package's tf_custom_op_library calls (srcs, gpu_srcs, copts, linkopts) and the
+cc_library targets they depend on (their includes and defines, transitively).
+There is no second list of sources to keep in step with them.
+"""
+
+import dataclasses
+import os
+from typing import Any, Dict, List, Tuple
+
+from tools import build_file_reader
+
+# Dependencies the TensorFlow and CUDA flags stand for (tf_custom_op_library
+# adds them itself; a BUILD file may name them too).
+_PROVIDED_BY_FLAGS = ("@local_config_tf//", "@local_config_cuda//")
+_OP_PACKAGES_BZL = os.path.join("tensorflow_ops", "op_packages.bzl")
+
+
+class TargetError(Exception):
+    """A BUILD file asks for something the pip build does not do."""
+
+
+@dataclasses.dataclass
+class OpLibrary:
+    """One tf_custom_op_library, with paths relative to the workspace root."""
+    path: str                 # tensorflow_ops/<op>/<name>.so, its place in the wheel
+    srcs: List[str]           # C++ sources compiled with the macros' flags
+    xla_srcs: List[str]       # *_xla.cc: compiled against tf2xla's headers too
+    gpu_srcs: List[str]       # *.cu.cc: compiled by nvcc when CUDA is asked for
+    copts: List[str]          # the call's copts, after the shared flags
+    linkopts: List[str]
+    dep_flags: List[str]      # -isystem and -D of the cc_library deps
+
+    @property
+    def links_xla(self) -> bool:
+        """Whether it links libtensorflow_cc (only libraries with XLA kernels do)."""
+        return bool(self.xla_srcs)
+
+
+def op_packages(root: str) -> List[str]:
+    """OP_PACKAGES of tensorflow_ops/op_packages.bzl: the op folders the wheel ships."""
+    constants = build_file_reader.read_plain_bzl(os.path.join(root, _OP_PACKAGES_BZL))
+    return list(constants["OP_PACKAGES"])
+
+
+def _strings(value: Any, where: str, argument: str) -> List[str]:
+    if isinstance(value, build_file_reader.Select):
+        raise TargetError(f"{where}: select() in `{argument}` is not supported by the "
+                          "pip build; list the values")
+    return list(value or [])
+
+
+def _label(label: str, package: str) -> Tuple[str, str]:
+    """(package, target name) of a label of this workspace."""
+    if label.startswith(":"):
+        return package, label[1:]
+    if label.startswith("//"):
+        path, _, name = label[2:].partition(":")
+        return path, name or os.path.basename(path)
+    raise TargetError(f"{label}: only labels of this workspace are supported")
+
+
+class _Workspace:
+    """The BUILD files of a workspace, each read once."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self._files: Dict[str, build_file_reader.BuildFile] = {}
+
+    def calls(self, package: str) -> List[build_file_reader.Call]:
+        if package not in self._files:
+            path = os.path.join(self.root, package, "BUILD")
+            if not os.path.isfile(path):
+                raise TargetError(f"{package}/BUILD does not exist")
+            self._files[package] = build_file_reader.read_build_file(path)
+        return self._files[package].calls
+
+    def call(self, package: str, name: str) -> build_file_reader.Call:
+        for call in self.calls(package):
+            if call.name == name:
+                return call
+        raise TargetError(f"//{package}:{name} is not declared in {package}/BUILD")
+
+    def dep_flags(self, deps: List[str], package: str, where: str) -> List[str]:
+        """-isystem and -D flags of the cc_library deps, transitively and in
+        Bazel's order (a target's before its deps')."""
+        flags: List[str] = []
+        seen = set()
+        pending = [(dep, package) for dep in deps]
+        while pending:
+            dep, from_package = pending.pop(0)
+            if dep.startswith(_PROVIDED_BY_FLAGS):
+                continue
+            dep_package, name = _label(dep, from_package)
+            if (dep_package, name) in seen:
+                continue
+            seen.add((dep_package, name))
+            call = self.call(dep_package, name)
+            dep_where = f"{dep_package}/BUILD:{call.line} ({call.kind} {name})"
+            if call.kind != "cc_library":
+                raise TargetError(f"{where}: dependency {dep} is a {call.kind}; the pip "
+                                  "build takes cc_library deps only")
+            # Header-only libraries are all this workspace has; a compiled one
+            # would need the flags Bazel gives a plain cc_library, not the macros'.
+            compiled = [s for s in build_file_reader.files_of(call.kwargs.get("srcs", []))
+                        if not s.endswith(".h")]
+            if compiled or call.kwargs.get("linkopts"):
+                raise TargetError(f"{dep_where}: a cc_library with sources or linkopts "
+                                  "is not supported by the pip build (header-only deps are)")
+            for include in _strings(call.kwargs.get("includes"), dep_where, "includes"):
+                flags += ["-isystem", os.path.normpath(os.path.join(self.root, dep_package,
+                                                                     include))]
+            flags += ["-D" + d for d in _strings(call.kwargs.get("defines"), dep_where,
+                                                 "defines")]
+            pending += [(d, dep_package) for d in _strings(call.kwargs.get("deps"),
+                                                           dep_where, "deps")]
+        return flags
+
+
+def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Call,
+                xla_suffix: str) -> OpLibrary:
+    where = f"{package}/BUILD:{call.line} (tf_custom_op_library {call.name})"
+    sources = [os.path.join(package, f) for f in
+               build_file_reader.files_of(_strings(call.kwargs.get("srcs"), where, "srcs"))]
+    gpu = [os.path.join(package, f) for f in
+           build_file_reader.files_of(_strings(call.kwargs.get("gpu_srcs"), where,
+                                               "gpu_srcs"))]
+    compiled = [s for s in sources if s.endswith((".cc", ".cpp", ".c"))]
+    return OpLibrary(
+        path=os.path.join(package, call.name),
+        srcs=[s for s in compiled if not s.endswith(xla_suffix)],
+        xla_srcs=[s for s in compiled if s.endswith(xla_suffix)],
+        gpu_srcs=[s for s in gpu if s.endswith(".cu.cc")],
+        copts=_strings(call.kwargs.get("copts"), where, "copts"),
+        linkopts=_strings(call.kwargs.get("linkopts"), where, "linkopts"),
+        dep_flags=workspace.dep_flags(_strings(call.kwargs.get("deps"), where, "deps"),
+                                      package, where),
+    )
+
+
+def op_libraries(root: str, xla_suffix: str) -> List[OpLibrary]:
+    """Every tf_custom_op_library of the op packages the wheel ships."""
+    workspace = _Workspace(root)
+    libraries = []
+    for name in op_packages(root):
+        package = f"tensorflow_ops/{name}"
+        libraries += [_op_library(workspace, package, call, xla_suffix)
+                      for call in workspace.calls(package)
+                      if call.kind == "tf_custom_op_library"]
+    return libraries
+
+
+def python_files(root: str, label: str = "//tensorflow_ops:all_ops") -> List[str]:
+    """The .py files of the py_library `label` and its py_library deps: what
+    Bazel's runfiles of //tensorflow_ops:all_ops (the wheel's contents) hold.
+    Test-only libraries are not among its deps, nor are op folders outside
+    OP_PACKAGES (op_template), nor tensorflow_ops/cookbook."""
+    workspace = _Workspace(root)
+    files, seen, pending = set(), set(), [(label, "")]
+    while pending:
+        dep, from_package = pending.pop()
+        package, name = _label(dep, from_package)
+        if (package, name) in seen:
+            continue
+        seen.add((package, name))
+        call = workspace.call(package, name)
+        where = f"{package}/BUILD:{call.line} ({call.kind} {name})"
+        if call.kind != "py_library":
+            raise TargetError(f"{where}: the wheel's Python deps must be py_library targets")
+        files.update(os.path.join(package, f) for f in build_file_reader.files_of(
+            _strings(call.kwargs.get("srcs"), where, "srcs")) if f.endswith(".py"))
+        pending += [(d, package) for d in _strings(call.kwargs.get("deps"), where, "deps")]
+    return sorted(files)

@@ -1,0 +1,184 @@
+"""The compiler command lines of the pip build: the Bazel macros' flags, without Bazel.
+
+Flags come from two places only, the ones the Bazel build reads:
+  - the installed TensorFlow, through third_party/tf/find_tensorflow.py (the
+    script the tf_configure repository rule runs; it asks tf.sysconfig for the
+    include and library folders, the defines and the C++ standard);
+  - third_party/tf/build_flags.bzl, which the macros in tensorflow.bzl load.
+The one flag set here is Bazel's --compilation_mode=opt (.bazelrc), which Bazel's
+C++ toolchain turns into -DNDEBUG (and -O2, which the macros' -O3 overrides).
+"""
+
+import dataclasses
+import importlib.util
+import os
+import shlex
+import shutil
+from types import ModuleType
+from typing import Any, Dict, List, Optional
+
+from tools import build_file_reader
+from tools.pip_build.targets import OpLibrary, TargetError
+
+BUILD_FLAGS_BZL = os.path.join("third_party", "tf", "build_flags.bzl")
+_FIND_TENSORFLOW = os.path.join("third_party", "tf", "find_tensorflow.py")
+_NVCC_COMPILE_BZL = os.path.join("third_party", "gpus", "nvcc_compile.bzl")
+
+# What .bazelrc's --compilation_mode=opt gives every compile (see module doc).
+COMPILATION_MODE_OPT = ["-DNDEBUG"]
+# Bazel compiles the objects of a shared library position-independent.
+PIC = ["-fPIC"]
+
+
+def load_module(root: str, relative_path: str) -> ModuleType:
+    """Imports a script of the workspace (find_tensorflow.py, configure.py) by path."""
+    path = os.path.join(root, relative_path)
+    name = "_pip_build_" + os.path.basename(path)[:-len(".py")]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _bzl_function(root: str, relative_path: str, name: str):
+    """A plain function of a .bzl file that also declares rules (nvcc_compile.bzl's
+    gencode_flags), run as Python, as tests/configure_cuda_test.py runs it."""
+    import ast  # pylint: disable=g-import-not-at-top
+    path = os.path.join(root, relative_path)
+    with open(path) as bzl:
+        tree = ast.parse(bzl.read(), filename=path)
+    (node,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+
+    def fail(message: str):
+        raise TargetError(message)
+
+    scope: Dict[str, Any] = {"fail": fail}
+    exec(compile(ast.Module(body=[node], type_ignores=[]), path, "exec"),  # pylint: disable=exec-used
+         scope)
+    return scope[name]
+
+
+@dataclasses.dataclass
+class Cuda:
+    """The nvcc the build uses and what it compiles for."""
+    nvcc: str
+    toolkit: str
+    gencode: List[str]
+    capabilities: List[str]
+
+
+@dataclasses.dataclass
+class Toolchain:
+    """Everything a command line needs; built once per build by `find`."""
+    root: str
+    cxx: List[str]                   # $CXX split, or g++
+    tensorflow: Dict[str, Any]       # find_tensorflow.describe_tensorflow()
+    constants: Dict[str, Any]        # build_flags.bzl
+    xla_include_dir: Optional[str]   # the xla_third_party folder, once made
+    cuda: Optional[Cuda]
+
+    # The macros' _tf_copts(): TensorFlow's defines, its -std, then the shared flags.
+    def tf_copts(self) -> List[str]:
+        return (self.tensorflow["defines"] + ["-std=" + self.tensorflow["cxx_standard"]] +
+                self.constants["TF_OPT_COPTS"] + self.constants["TF_MATH_COPTS"])
+
+    def _includes(self, library: OpLibrary) -> List[str]:
+        # Bazel's -iquote of the execution root (sources include workspace
+        # paths), TensorFlow's headers as -isystem (tf_header_lib's `includes`).
+        return (["-iquote", self.root] + library.dep_flags +
+                ["-isystem", self.tensorflow["include_dir"]])
+
+    def compile_command(self, library: OpLibrary, source: str, output: str) -> List[str]:
+        """A C++ source of an op library, as tf_custom_op_library compiles it;
+        XLA sources also see tf2xla's third-party headers (tf_xla_header_lib)."""
+        command = (self.cxx + COMPILATION_MODE_OPT + PIC + self.tf_copts() +
+                   library.copts + self._includes(library))
+        if source in library.xla_srcs:
+            if self.xla_include_dir is None:
+                raise TargetError(f"{source}: XLA kernels need the headers "
+                                  f"{self.constants['XLA_THIRD_PARTY_HEADERS']}")
+            command += ["-isystem", self.xla_include_dir]
+        return command + ["-c", os.path.join(self.root, source), "-o", output]
+
+    def nvcc_command(self, library: OpLibrary, source: str, output: str) -> List[str]:
+        """A .cu.cc source, as tf_gpu_kernel_library's nvcc_objects compiles it."""
+        assert self.cuda is not None
+        host = self.constants["NVCC_HOST_COPTS"] + self.constants["TF_MATH_COPTS"]
+        copts = (["-std=" + self.tensorflow["cxx_standard"]] + self.constants["NVCC_COPTS"] +
+                 self.tensorflow["defines"] + ["-Xcompiler=" + f for f in host] +
+                 ["-Xcompiler=" + f for f in library.copts])
+        includes = (["-I", self.root] + library.dep_flags +
+                    ["-isystem", self.tensorflow["include_dir"],
+                     "-isystem", os.path.join(self.cuda.toolkit, "include")])
+        return ([self.cuda.nvcc, "-x", "cu", "-c"] + copts + includes + self.cuda.gencode +
+                [os.path.join(self.root, source), "-o", output])
+
+    def build_info_command(self, source: str, output: str) -> List[str]:
+        # @local_config_tf//:build_info is a plain cc_library: Bazel's flags only.
+        return (self.cxx + COMPILATION_MODE_OPT + PIC +
+                ["-std=" + self.tensorflow["cxx_standard"], "-c", source, "-o", output])
+
+    def link_command(self, library: OpLibrary, objects: List[str], output: str) -> List[str]:
+        """The cc_binary(linkshared = 1) of tf_custom_op_library."""
+        tf = self.tensorflow
+        libs = ["-L" + tf["lib_dir"]]
+        if library.links_xla:
+            if not tf["cc_lib"]:
+                raise TargetError(f"{library.path} has XLA kernels, but this TensorFlow "
+                                  "has no libtensorflow_cc")
+            libs.append("-l:" + tf["cc_lib"])
+        libs.append("-l:" + tf["framework_lib"])
+        if self.cuda is not None and library.gpu_srcs:
+            # @local_config_cuda//cuda:cudart_static and its linkopts.
+            libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
+                     "-ldl", "-lpthread", "-lrt"]
+        return (self.cxx + ["-shared", "-o", output] + objects + libs +
+                library.linkopts + self.constants["TF_LINKOPTS"])
+
+    def build_info_source(self) -> str:
+        return self.constants["build_info_source"](self.tensorflow["version"])
+
+
+def make_xla_include_dir(constants: Dict[str, Any], build_dir: str) -> Optional[str]:
+    """The xla_third_party folder of tf_configure.bzl: links to the system's
+    highwayhash/ and farmhash.h only (not all of /usr/include, whose other
+    headers would shadow TensorFlow's); None if one is missing."""
+    folder = os.path.join(build_dir, "xla_third_party")
+    os.makedirs(folder, exist_ok=True)
+    for header in constants["XLA_THIRD_PARTY_HEADERS"]:
+        found = [root for root in constants["SYSTEM_INCLUDE_ROOTS"]
+                 if os.path.exists(os.path.join(root, header))]
+        if not found:
+            return None
+        link = os.path.join(folder, header)
+        if not os.path.lexists(link):
+            os.symlink(os.path.join(found[0], header), link)
+    return folder
+
+
+def _find_cuda(root: str, tensorflow: Dict[str, Any]) -> Cuda:
+    """configure.py's choice of nvcc and compute capabilities, and
+    nvcc_compile.bzl's -gencode flags for them."""
+    configure = load_module(root, "configure.py")
+    nvcc = configure.find_nvcc()
+    if nvcc is None:
+        raise TargetError("CUDA was asked for but no nvcc was found "
+                          "($CUDA_TOOLKIT_PATH/bin, /usr/local/cuda/bin, PATH)")
+    capabilities, _ = configure.compute_capabilities(tensorflow, nvcc)
+    gencode = _bzl_function(root, _NVCC_COMPILE_BZL, "gencode_flags")(capabilities)
+    return Cuda(nvcc.path, nvcc.toolkit, gencode, capabilities)
+
+
+def find(root: str, build_dir: str, cuda: bool) -> Toolchain:
+    """The toolchain of this machine and its TensorFlow."""
+    tensorflow = load_module(root, _FIND_TENSORFLOW).describe_tensorflow()
+    constants = build_file_reader.read_plain_bzl(os.path.join(root, BUILD_FLAGS_BZL))
+    cxx = shlex.split(os.environ.get("CXX", "")) or [shutil.which("g++") or "c++"]
+    return Toolchain(
+        root=root,
+        cxx=cxx,
+        tensorflow=tensorflow,
+        constants=constants,
+        xla_include_dir=make_xla_include_dir(constants, build_dir),
+        cuda=_find_cuda(root, tensorflow) if cuda else None,
+    )
