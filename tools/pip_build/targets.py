@@ -9,7 +9,7 @@ There is no second list of sources to keep in step with them.
 
 import dataclasses
 import os
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 from tools import build_file_reader
 
@@ -63,6 +63,16 @@ def _label(label: str, package: str) -> Tuple[str, str]:
     raise TargetError(f"{label}: only labels of this workspace are supported")
 
 
+@dataclasses.dataclass
+class _Reached:
+    """A target found by _Workspace.reachable."""
+    label: str                   # as the requiring target spells it
+    required_by: str             # where it is named (file:line and target)
+    package: str
+    call: build_file_reader.Call
+    where: str                   # its own file:line and target
+
+
 class _Workspace:
     """The BUILD files of a workspace, each read once."""
 
@@ -84,25 +94,36 @@ class _Workspace:
                 return call
         raise TargetError(f"//{package}:{name} is not declared in {package}/BUILD")
 
+    def reachable(self, labels: List[str], package: str, where: str) -> Iterator[_Reached]:
+        """Each target of `labels` (relative to `package`, named in `where`)
+        and, transitively, of their deps, once each, in Bazel's order (a target
+        before its deps), leaving out those the TensorFlow and CUDA flags stand
+        for."""
+        seen = set()
+        pending = [(label, package, where) for label in labels]
+        while pending:
+            label, from_package, from_where = pending.pop(0)
+            if label.startswith(_PROVIDED_BY_FLAGS):
+                continue
+            target = _label(label, from_package)
+            if target in seen:
+                continue
+            seen.add(target)
+            call = self.call(*target)
+            target_where = f"{target[0]}/BUILD:{call.line} ({call.kind} {target[1]})"
+            yield _Reached(label, from_where, target[0], call, target_where)
+            pending += [(d, target[0], target_where)
+                        for d in _strings(call.kwargs.get("deps"), target_where, "deps")]
+
     def dep_flags(self, deps: List[str], package: str, where: str) -> List[str]:
         """-isystem and -D flags of the cc_library deps, transitively and in
         Bazel's order (a target's before its deps')."""
         flags: List[str] = []
-        seen = set()
-        pending = [(dep, package) for dep in deps]
-        while pending:
-            dep, from_package = pending.pop(0)
-            if dep.startswith(_PROVIDED_BY_FLAGS):
-                continue
-            dep_package, name = _label(dep, from_package)
-            if (dep_package, name) in seen:
-                continue
-            seen.add((dep_package, name))
-            call = self.call(dep_package, name)
-            dep_where = f"{dep_package}/BUILD:{call.line} ({call.kind} {name})"
+        for dep in self.reachable(deps, package, where):
+            call, dep_where, dep_package = dep.call, dep.where, dep.package
             if call.kind != "cc_library":
-                raise TargetError(f"{where}: dependency {dep} is a {call.kind}; the pip "
-                                  "build takes cc_library deps only")
+                raise TargetError(f"{dep.required_by}: dependency {dep.label} is a "
+                                  f"{call.kind}; the pip build takes cc_library deps only")
             # Header-only libraries are all this workspace has; a compiled one
             # would need the flags Bazel gives a plain cc_library, not the macros'.
             compiled = [s for s in build_file_reader.files_of(call.kwargs.get("srcs", []))
@@ -115,8 +136,6 @@ class _Workspace:
                                                                      include))]
             flags += ["-D" + d for d in _strings(call.kwargs.get("defines"), dep_where,
                                                  "defines")]
-            pending += [(d, dep_package) for d in _strings(call.kwargs.get("deps"),
-                                                           dep_where, "deps")]
         return flags
 
 
@@ -158,19 +177,12 @@ def python_files(root: str, label: str = "//tensorflow_ops:all_ops") -> List[str
     Bazel's runfiles of //tensorflow_ops:all_ops (the wheel's contents) hold.
     Test-only libraries are not among its deps, nor are op folders outside
     OP_PACKAGES (op_template), nor tensorflow_ops/cookbook."""
-    workspace = _Workspace(root)
-    files, seen, pending = set(), set(), [(label, "")]
-    while pending:
-        dep, from_package = pending.pop()
-        package, name = _label(dep, from_package)
-        if (package, name) in seen:
-            continue
-        seen.add((package, name))
-        call = workspace.call(package, name)
-        where = f"{package}/BUILD:{call.line} ({call.kind} {name})"
-        if call.kind != "py_library":
-            raise TargetError(f"{where}: the wheel's Python deps must be py_library targets")
-        files.update(os.path.join(package, f) for f in build_file_reader.files_of(
-            _strings(call.kwargs.get("srcs"), where, "srcs")) if f.endswith(".py"))
-        pending += [(d, package) for d in _strings(call.kwargs.get("deps"), where, "deps")]
+    files = set()
+    for target in _Workspace(root).reachable([label], "", label):
+        if target.call.kind != "py_library":
+            raise TargetError(f"{target.where}: the wheel's Python deps must be "
+                              "py_library targets")
+        files.update(os.path.join(target.package, f) for f in build_file_reader.files_of(
+            _strings(target.call.kwargs.get("srcs"), target.where, "srcs"))
+                     if f.endswith(".py"))
     return sorted(files)
