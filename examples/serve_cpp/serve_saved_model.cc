@@ -106,11 +106,15 @@ std::string OneLine(std::string_view text) {
 }
 
 // The keys of a protobuf map, sorted (its own order is unspecified) and
-// comma-separated, for messages.
+// comma-separated, for messages. Keys starting with "__" are left out: the
+// SavedModel format reserves them (__saved_model_init_op is no signature to
+// serve).
 template <typename Map>
 std::string SortedKeys(const Map& map) {
   std::vector<std::string> keys;
-  for (const auto& entry : map) keys.push_back(entry.first);
+  for (const auto& entry : map) {
+    if (entry.first.rfind("__", 0) != 0) keys.push_back(entry.first);
+  }
   std::sort(keys.begin(), keys.end());
   std::string text;
   for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + key;

@@ -219,7 +219,7 @@ class ServeSavedModelTest(test_util.TestCase):
     def test_a_missing_signature_is_named_with_the_ones_there(self):
         self._assert_refused(
             self._run(self.float_dir, self.images_path, extra=["--signature", "nope"]),
-            r"has no signature 'nope' \(it has: .*serving_default")
+            r"has no signature 'nope' \(it has: serve, serving_default\)$")
 
     def test_a_signature_with_two_inputs_is_refused(self):
         self._assert_refused(self._run(self.two_inputs_dir, self.images_path),
