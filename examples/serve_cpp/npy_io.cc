@@ -242,8 +242,10 @@ bool ReadNpy(const std::string& path, NpyArray* array, std::string* error) {
     return fail("not a .npy file (no \\x93NUMPY magic)");
   }
   const int major = preamble[kMagicSize];
-  if (major < 1 || major > 3) {
-    return fail("unsupported .npy format version " + std::to_string(major));
+  const int minor = preamble[kMagicSize + 1];
+  if (major < 1 || major > 3 || minor != 0) {
+    return fail("unsupported .npy format version " + std::to_string(major) +
+                "." + std::to_string(minor));
   }
   // Version 1.0 stores the header length in 2 bytes, 2.0 and 3.0 in 4.
   const int length_bytes = major == 1 ? 2 : 4;

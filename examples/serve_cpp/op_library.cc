@@ -57,8 +57,12 @@ std::string Release(const std::string& version) {
 
 absl::Status LoadOpLibrary(const std::string& path) {
   struct stat info;
-  if (stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+  if (stat(path.c_str(), &info) != 0) {
     return absl::NotFoundError("op library " + path + ": no such file");
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError("op library " + path +
+                                      ": not a regular file");
   }
   // A library compiled against another TensorFlow fails to load with an
   // undefined symbol at best; at worst it loads and its kernels misread

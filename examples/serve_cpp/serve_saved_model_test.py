@@ -196,6 +196,20 @@ class ServeSavedModelTest(test_util.TestCase):
         self._assert_refused(self._run(self.float_dir, self.images_path, missing),
                              re.escape(f"op library {missing}: no such file"))
 
+    def test_a_folder_as_op_library_is_refused(self):
+        self._assert_refused(self._run(self.float_dir, self.images_path, self.folder),
+                             "not a regular file")
+
+    def test_an_unwritable_output_is_named(self):
+        result = subprocess.run(
+            [self.binary, self.float_dir, self.library, self.images_path,
+             self._path("no_such_folder/output.npy")], capture_output=True, text=True,
+            timeout=_SECONDS, check=False, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        self.assertGreater(result.returncode, 0, result.stderr)
+        self.assertEqual(self._program_lines(result), [
+            f"serve_saved_model: {self._path('no_such_folder/output.npy')}: cannot "
+            "create the file"])
+
     def test_a_file_that_is_no_library_is_refused(self):
         self._assert_refused(self._run(self.float_dir, self.images_path,
                                        self.images_path), "could not be loaded")
@@ -292,6 +306,11 @@ class ServeSavedModelTest(test_util.TestCase):
         self._refused("structured.npy",
                       self._npy(np.zeros(3, dtype=[("a", "<f4"), ("b", "<i4")])),
                       r"structured dtypes are not supported")
+
+    def test_npy_unknown_format_version(self):
+        data = bytearray(self._npy(self.images))
+        data[7] = 5  # minor version
+        self._refused("version.npy", bytes(data), r"unsupported \.npy format version 1\.5")
 
     def test_npy_garbled_header(self):
         data = bytearray(self._npy(self.images))
