@@ -84,6 +84,14 @@ MACROS: Dict[str, Macro] = {
          ("extra_copts", "[]"), ("suffix", '""'), ("linkopts", "lrt_if_needed()"),
          ("kernels", "[]")),
         _CC_TEST),
+    # tf_cc_binary pops `tags` from **kwargs and passes the rest to cc_binary
+    # beside the arguments it sets itself (all named parameters here).
+    "tf_cc_binary": Macro(
+        _TENSORFLOW_BZL,
+        (("name", REQUIRED), ("srcs", "[]"), ("deps", "[]"), ("data", "[]"),
+         ("linkopts", "lrt_if_needed()"), ("copts", "tf_copts()"), ("kernels", "[]"),
+         ("per_os_targets", "False"), ("visibility", "None"), ("default_copts", "[]")),
+        _CC_BINARY),
     "tf_py_test": Macro(
         _DEFAULT_BZL,
         _PY_TEST_PARAMS + (

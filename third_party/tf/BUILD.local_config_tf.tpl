@@ -18,7 +18,9 @@ cc_library(
 )
 
 # tf2xla (XlaOpRegistry, XlaOpKernel) and the XLA builder: linked only into op
-# libraries with XLA kernels (`*_xla.cc` in tf_custom_op_library).
+# libraries with XLA kernels (`*_xla.cc` in tf_custom_op_library). Also the C
+# API, the session runtime and TensorFlow's kernels: linked into programs
+# (tf_cc_binary).
 cc_library(
     name = "libtensorflow_cc",
     srcs = %{cc_lib_srcs},

@@ -64,6 +64,33 @@ def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **k
         **kwargs
     )
 
+def tf_cc_binary(name, srcs = [], deps = [], data = [], linkopts = [], **kwargs):
+    """A C++ program built against the installed TensorFlow's C and C++ APIs.
+
+    It compiles with the op libraries' flags and links libtensorflow_framework
+    and libtensorflow_cc (which holds the C API, the session runtime and
+    TensorFlow's own kernels), as TensorFlow's tf_cc_binary links the framework.
+    TensorFlow's copts, kernels, per_os_targets and default_copts are not
+    supported: the flags must stay the installed TensorFlow's.
+
+    Args:
+      name: the program's name.
+      srcs: its sources and headers.
+      deps: cc_library targets it uses.
+      data: files it reads at run time.
+      linkopts: extra linker flags.
+      **kwargs: passed to cc_binary (visibility, tags, testonly, ...).
+    """
+    native.cc_binary(
+        name = name,
+        srcs = srcs,
+        deps = deps + _TF_DEPS + ["@local_config_tf//:libtensorflow_cc"],
+        data = data,
+        copts = _tf_copts(),
+        linkopts = linkopts + ["-lm"],
+        **kwargs
+    )
+
 def _nvcc_copts():
     # TensorFlow's flags for its own .cu.cc files, and the host flags of the CPU
     # part (build_flags.bzl says why each flag).

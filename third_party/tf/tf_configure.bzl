@@ -4,7 +4,8 @@ It runs `find_tensorflow.py` with the configured Python and generates
 `@local_config_tf` holding:
   //:tf_header_lib              TensorFlow's headers (as -isystem)
   //:libtensorflow_framework    the framework library every op links against
-  //:libtensorflow_cc           tf2xla and the XLA builder, for XLA kernels only
+  //:libtensorflow_cc           tf2xla and the XLA builder (XLA kernels only), the
+                                C API and session runtime (tf_cc_binary programs)
   //:tf_xla_header_lib          TensorFlow's headers plus the third-party ones
                                 that tf2xla's include but the wheel lacks
   //:build_info                 a marker of the TF version, linked into each op library
@@ -96,11 +97,12 @@ def _tf_configure_impl(repository_ctx):
             ")",
         ])
         xla_hdrs = '[":xla_unavailable"]'
-        cc_lib_srcs = "[]"
     else:
         xla_unavailable = ""
         xla_hdrs = 'glob(["xla_third_party/**"])'
-        cc_lib_srcs = '["%s"]' % tf["cc_lib"]
+
+    # Without the XLA headers, programs (tf_cc_binary) still link libtensorflow_cc.
+    cc_lib_srcs = '["%s"]' % tf["cc_lib"] if tf["cc_lib"] else "[]"
 
     repository_ctx.template(
         "BUILD",

@@ -1,0 +1,349 @@
+#include "examples/serve_cpp/npy_io.h"
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace serve_cpp {
+namespace {
+
+// The format's constants (numpy/lib/format.py).
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicSize = 6;
+// numpy pads the header so that the data starts at a multiple of 64 bytes.
+constexpr size_t kAlignment = 64;
+// Headers past this are refused rather than allocated: numpy's own reader
+// refuses headers over 10,000 bytes by default, shapes need far less.
+constexpr uint32_t kMaxHeaderSize = 1 << 20;
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+// Elements are copied as they lie in memory and labelled little-endian.
+#error "npy_io supports little-endian hosts only"
+#endif
+
+// A cursor over the header's Python literal: the dict numpy writes with
+// repr(), e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
+class HeaderParser {
+ public:
+  explicit HeaderParser(const std::string& text) : text_(text) {}
+
+  bool Parse(std::string* descr, bool* fortran_order,
+             std::vector<int64_t>* shape, std::string* problem) {
+    std::set<std::string> seen;
+    if (!Expect('{', problem)) return false;
+    while (true) {
+      SkipSpaces();
+      if (Peek() == '}') break;
+      std::string key;
+      if (!ParseString(&key, problem) || !Expect(':', problem)) return false;
+      if (!seen.insert(key).second) {
+        *problem = "key '" + key + "' appears twice";
+        return false;
+      }
+      bool ok = false;
+      if (key == "descr") {
+        SkipSpaces();
+        if (Peek() == '[') {
+          *problem = "structured dtypes are not supported";
+          return false;
+        }
+        ok = ParseString(descr, problem);
+      } else if (key == "fortran_order") {
+        ok = ParseBool(fortran_order, problem);
+      } else if (key == "shape") {
+        ok = ParseShape(shape, problem);
+      } else {
+        *problem = "unexpected key '" + key + "'";
+        return false;
+      }
+      if (!ok) return false;
+      SkipSpaces();
+      if (Peek() == ',') {
+        ++pos_;
+      } else if (Peek() != '}') {
+        *problem = "expected ',' or '}' at offset " + std::to_string(pos_);
+        return false;
+      }
+    }
+    ++pos_;  // '}'
+    SkipSpaces();
+    if (pos_ != text_.size()) {
+      *problem = "text after the header's dict";
+      return false;
+    }
+    for (const char* key : {"descr", "fortran_order", "shape"}) {
+      if (seen.count(key) == 0) {
+        *problem = std::string("no '") + key + "' key";
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+
+  void SkipSpaces() {
+    while (pos_ < text_.size() &&
+           std::isspace(static_cast<unsigned char>(text_[pos_]))) {
+      ++pos_;
+    }
+  }
+
+  bool Expect(char c, std::string* problem) {
+    SkipSpaces();
+    if (Peek() != c) {
+      *problem = std::string("expected '") + c + "' at offset " +
+                 std::to_string(pos_);
+      return false;
+    }
+    ++pos_;
+    return true;
+  }
+
+  // A quoted string without escapes: the keys and type strings numpy writes
+  // have none.
+  bool ParseString(std::string* out, std::string* problem) {
+    SkipSpaces();
+    const char quote = Peek();
+    if (quote != '\'' && quote != '"') {
+      *problem = "expected a string at offset " + std::to_string(pos_);
+      return false;
+    }
+    const size_t end = text_.find(quote, pos_ + 1);
+    if (end == std::string::npos || text_.find('\\', pos_) < end) {
+      *problem = "unterminated or escaped string at offset " +
+                 std::to_string(pos_);
+      return false;
+    }
+    *out = text_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return true;
+  }
+
+  bool ParseBool(bool* out, std::string* problem) {
+    SkipSpaces();
+    for (const auto& [word, value] :
+         {std::pair<const char*, bool>{"True", true}, {"False", false}}) {
+      if (text_.compare(pos_, std::strlen(word), word) == 0) {
+        pos_ += std::strlen(word);
+        *out = value;
+        return true;
+      }
+    }
+    *problem = "fortran_order is neither True nor False";
+    return false;
+  }
+
+  // A tuple of non-negative integers: (), (5,), (2, 3). Python 2's numpy
+  // wrote longs as "3L"; the suffix is accepted.
+  bool ParseShape(std::vector<int64_t>* shape, std::string* problem) {
+    if (!Expect('(', problem)) return false;
+    shape->clear();
+    while (true) {
+      SkipSpaces();
+      if (Peek() == ')') break;
+      if (!std::isdigit(static_cast<unsigned char>(Peek()))) {
+        *problem = "shape holds something other than a non-negative integer";
+        return false;
+      }
+      int64_t dim = 0;
+      while (std::isdigit(static_cast<unsigned char>(Peek()))) {
+        const int digit = text_[pos_++] - '0';
+        if (dim > (std::numeric_limits<int64_t>::max() - digit) / 10) {
+          *problem = "a dimension of the shape overflows 64 bits";
+          return false;
+        }
+        dim = dim * 10 + digit;
+      }
+      if (Peek() == 'L') ++pos_;
+      shape->push_back(dim);
+      SkipSpaces();
+      if (Peek() == ',') {
+        ++pos_;
+      } else if (Peek() != ')') {
+        *problem = "malformed shape tuple";
+        return false;
+      }
+    }
+    ++pos_;  // ')'
+    return true;
+  }
+
+  const std::string& text_;
+  size_t pos_ = 0;
+};
+
+uint32_t LittleEndian(const unsigned char* bytes, int count) {
+  uint32_t value = 0;
+  for (int i = count - 1; i >= 0; --i) value = (value << 8) | bytes[i];
+  return value;
+}
+
+// Maps a type string as found in a file to the normalized one, or explains
+// why it is refused.
+bool NormalizeDescr(const std::string& descr, std::string* normalized,
+                    std::string* problem) {
+  if (descr.size() < 2) {
+    *problem = "unsupported dtype '" + descr + "'";
+    return false;
+  }
+  const char order = descr[0];
+  const std::string type = descr.substr(1);
+  if (order == '>') {
+    *problem = "big-endian dtype '" + descr +
+               "' is not supported (convert with astype('<" + type + "'))";
+    return false;
+  }
+  if (order != '<' && order != '|' && order != '=') {
+    *problem = "unsupported dtype '" + descr + "'";
+    return false;
+  }
+  const std::string candidate =
+      (NpyItemSize("|" + type) == 1 ? "|" : "<") + type;
+  if (NpyItemSize(candidate) == 0 ||
+      (order == '|' && candidate[0] != '|')) {
+    *problem = "unsupported dtype '" + descr + "'";
+    return false;
+  }
+  *normalized = candidate;
+  return true;
+}
+
+}  // namespace
+
+size_t NpyItemSize(const std::string& descr) {
+  static const std::set<std::string> kOneByte = {"|b1", "|u1", "|i1"};
+  static const std::set<std::string> kWide = {"<f2", "<f4", "<f8", "<u2",
+                                              "<i2", "<u4", "<i4", "<u8",
+                                              "<i8"};
+  if (kOneByte.count(descr)) return 1;
+  if (kWide.count(descr)) return descr[2] - '0';
+  return 0;
+}
+
+bool ReadNpy(const std::string& path, NpyArray* array, std::string* error) {
+  auto fail = [&](const std::string& problem) {
+    *error = path + ": " + problem;
+    return false;
+  };
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) return fail("cannot open the file");
+  const std::streamoff file_size = file.tellg();
+  file.seekg(0);
+
+  unsigned char preamble[kMagicSize + 2 + 4] = {};
+  if (file_size < static_cast<std::streamoff>(kMagicSize + 4) ||
+      !file.read(reinterpret_cast<char*>(preamble), kMagicSize + 4) ||
+      std::memcmp(preamble, kMagic, kMagicSize) != 0) {
+    return fail("not a .npy file (no \\x93NUMPY magic)");
+  }
+  const int major = preamble[kMagicSize];
+  const int minor = preamble[kMagicSize + 1];
+  if (major < 1 || major > 3 || minor != 0) {
+    return fail("unsupported .npy format version " + std::to_string(major) +
+                "." + std::to_string(minor));
+  }
+  // Version 1.0 stores the header length in 2 bytes, 2.0 and 3.0 in 4.
+  const int length_bytes = major == 1 ? 2 : 4;
+  if (length_bytes == 4 &&
+      !file.read(reinterpret_cast<char*>(preamble) + kMagicSize + 4, 2)) {
+    return fail("truncated header");
+  }
+  const uint32_t header_size =
+      LittleEndian(preamble + kMagicSize + 2, length_bytes);
+  const std::streamoff data_offset = kMagicSize + 2 + length_bytes +
+                                     static_cast<std::streamoff>(header_size);
+  if (header_size > kMaxHeaderSize || data_offset > file_size) {
+    return fail("truncated header");
+  }
+  std::string header(header_size, '\0');
+  if (!file.read(header.data(), header_size)) return fail("truncated header");
+
+  std::string descr, problem;
+  bool fortran_order = false;
+  HeaderParser parser(header);
+  if (!parser.Parse(&descr, &fortran_order, &array->shape, &problem)) {
+    return fail("malformed header: " + problem);
+  }
+  if (!NormalizeDescr(descr, &array->descr, &problem)) return fail(problem);
+  if (fortran_order) {
+    return fail(
+        "Fortran-order arrays are not supported (save "
+        "np.ascontiguousarray(x))");
+  }
+
+  // Element count and byte size, refusing anything past 64 bits.
+  uint64_t bytes = NpyItemSize(array->descr);
+  for (const int64_t dim : array->shape) {
+    const uint64_t udim = static_cast<uint64_t>(dim);
+    if (udim != 0 && bytes > std::numeric_limits<uint64_t>::max() / udim) {
+      return fail("the shape's size in bytes overflows 64 bits");
+    }
+    bytes *= udim;
+  }
+  const uint64_t available = static_cast<uint64_t>(file_size - data_offset);
+  if (bytes > available) {
+    return fail("truncated data: the header's shape needs " +
+                std::to_string(bytes) + " bytes, the file holds " +
+                std::to_string(available));
+  }
+  if (bytes < available) {
+    return fail(std::to_string(available - bytes) +
+                " bytes after the data the header describes");
+  }
+  array->data.resize(bytes);
+  if (!file.read(array->data.data(), static_cast<std::streamsize>(bytes))) {
+    return fail("read error");
+  }
+  return true;
+}
+
+bool WriteNpy(const std::string& path, const std::string& descr,
+              const std::vector<int64_t>& shape, const char* data, size_t size,
+              std::string* error) {
+  // Python's repr of a tuple: (), (5,), (2, 3).
+  std::ostringstream shape_text;
+  shape_text << "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    shape_text << (i ? ", " : "") << shape[i];
+  }
+  shape_text << (shape.size() == 1 ? ",)" : ")");
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " +
+                       shape_text.str() + ", }";
+  // Version 1.0 (2-byte length) unless the header needs more; then 2.0.
+  const int major = header.size() + 1 + 10 < 65536 ? 1 : 2;
+  const size_t preamble = kMagicSize + 2 + (major == 1 ? 2 : 4);
+  const size_t total = preamble + header.size() + 1;
+  header.append((kAlignment - total % kAlignment) % kAlignment, ' ');
+  header.push_back('\n');
+
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) {
+    *error = path + ": cannot create the file";
+    return false;
+  }
+  const uint32_t length = static_cast<uint32_t>(header.size());
+  const char version[2] = {static_cast<char>(major), 0};
+  const char length_bytes[4] = {
+      static_cast<char>(length & 0xff), static_cast<char>((length >> 8) & 0xff),
+      static_cast<char>((length >> 16) & 0xff),
+      static_cast<char>((length >> 24) & 0xff)};
+  file.write(kMagic, kMagicSize);
+  file.write(version, 2);
+  file.write(length_bytes, major == 1 ? 2 : 4);
+  file << header;
+  file.write(data, static_cast<std::streamsize>(size));
+  file.close();
+  if (!file) {
+    *error = path + ": write error";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace serve_cpp
