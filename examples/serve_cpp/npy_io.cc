@@ -59,14 +59,7 @@ class HeaderParser {
         *problem = "unexpected key '" + key + "'";
         return false;
       }
-      if (!ok) return false;
-      SkipSpaces();
-      if (Peek() == ',') {
-        ++pos_;
-      } else if (Peek() != '}') {
-        *problem = "expected ',' or '}' at offset " + std::to_string(pos_);
-        return false;
-      }
+      if (!ok || !SkipSeparator('}', problem)) return false;
     }
     ++pos_;  // '}'
     SkipSpaces();
@@ -102,6 +95,20 @@ class HeaderParser {
     }
     ++pos_;
     return true;
+  }
+
+  // After an item of a dict or tuple: a comma, or the closing bracket, which
+  // is left for the caller's loop to see.
+  bool SkipSeparator(char closer, std::string* problem) {
+    SkipSpaces();
+    if (Peek() == ',') {
+      ++pos_;
+      return true;
+    }
+    if (Peek() == closer) return true;
+    *problem = std::string("expected ',' or '") + closer + "' at offset " +
+               std::to_string(pos_);
+    return false;
   }
 
   // A quoted string without escapes: the keys and type strings numpy writes
@@ -161,13 +168,7 @@ class HeaderParser {
       }
       if (Peek() == 'L') ++pos_;
       shape->push_back(dim);
-      SkipSpaces();
-      if (Peek() == ',') {
-        ++pos_;
-      } else if (Peek() != ')') {
-        *problem = "malformed shape tuple";
-        return false;
-      }
+      if (!SkipSeparator(')', problem)) return false;
     }
     ++pos_;  // ')'
     return true;
@@ -276,15 +277,24 @@ bool ReadNpy(const std::string& path, NpyArray* array, std::string* error) {
         "np.ascontiguousarray(x))");
   }
 
-  // Element count and byte size, refusing anything past 64 bits.
+  // Byte size, refusing a shape whose nonzero dimensions overflow a signed
+  // 64-bit size even when another dimension is 0, as numpy does: (0, 2^62,
+  // 2^62) holds no bytes but no tensor shape can represent it.
+  constexpr uint64_t kMaxBytes = std::numeric_limits<int64_t>::max();
   uint64_t bytes = NpyItemSize(array->descr);
+  bool empty = false;
   for (const int64_t dim : array->shape) {
     const uint64_t udim = static_cast<uint64_t>(dim);
-    if (udim != 0 && bytes > std::numeric_limits<uint64_t>::max() / udim) {
+    if (udim == 0) {
+      empty = true;
+      continue;
+    }
+    if (bytes > kMaxBytes / udim) {
       return fail("the shape's size in bytes overflows 64 bits");
     }
     bytes *= udim;
   }
+  if (empty) bytes = 0;
   const uint64_t available = static_cast<uint64_t>(file_size - data_offset);
   if (bytes > available) {
     return fail("truncated data: the header's shape needs " +

@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -56,8 +59,18 @@ std::string Release(const std::string& version) {
 }  // namespace
 
 absl::Status LoadOpLibrary(const std::string& path) {
+  // dlopen searches LD_LIBRARY_PATH and the system folders for a name without
+  // a '/', so "my_op.so" could load another file than the one checked here.
+  // Check and load the one absolute path.
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) {
+    return absl::NotFoundError("op library " + path + ": " +
+                               std::strerror(errno));
+  }
+  const std::string absolute = resolved;
+  free(resolved);
   struct stat info;
-  if (stat(path.c_str(), &info) != 0) {
+  if (stat(absolute.c_str(), &info) != 0) {
     return absl::NotFoundError("op library " + path + ": no such file");
   }
   if (!S_ISREG(info.st_mode)) {
@@ -67,7 +80,7 @@ absl::Status LoadOpLibrary(const std::string& path) {
   // A library compiled against another TensorFlow fails to load with an
   // undefined symbol at best; at worst it loads and its kernels misread
   // TensorFlow's changed classes. Refuse it before dlopen, as Python does.
-  const std::optional<std::string> built = BuiltAgainst(path);
+  const std::optional<std::string> built = BuiltAgainst(absolute);
   const std::string running = TF_Version();
   if (built.has_value() && Release(*built) != Release(running)) {
     return absl::FailedPreconditionError(
@@ -76,7 +89,7 @@ absl::Status LoadOpLibrary(const std::string& path) {
         "; rebuild it against this TensorFlow");
   }
   TF_Status* status = TF_NewStatus();
-  TF_Library* library = TF_LoadLibrary(path.c_str(), status);
+  TF_Library* library = TF_LoadLibrary(absolute.c_str(), status);
   const TF_Code code = TF_GetCode(status);
   const std::string message = TF_Message(status);
   TF_DeleteStatus(status);

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import keras
 import numpy as np
@@ -130,15 +130,16 @@ class ServeSavedModelTest(test_util.TestCase):
         return cls._path(name)
 
     def _run(self, model_dir: str, images: str, library: Optional[str] = None,
-             extra: List[str] = ()) -> subprocess.CompletedProcess:
+             extra: List[str] = (), cwd: Optional[str] = None,
+             env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
         output = self._path("output.npy")
         if os.path.exists(output):
             os.remove(output)
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+        env = dict(env or os.environ, TF_CPP_MIN_LOG_LEVEL="3")
         return subprocess.run(
             [self.binary, model_dir, library or self.library, images, output,
-             *extra], env=env, capture_output=True, text=True, timeout=_SECONDS,
-            check=False)
+             *extra], env=env, cwd=cwd, capture_output=True, text=True,
+            timeout=_SECONDS, check=False)
 
     def _served(self, model_dir: str, images: str, extra: List[str] = ()) -> np.ndarray:
         result = self._run(model_dir, images, extra=extra)
@@ -194,7 +195,7 @@ class ServeSavedModelTest(test_util.TestCase):
     def test_a_missing_op_library_is_named(self):
         missing = self._path("no_such_op.so")
         self._assert_refused(self._run(self.float_dir, self.images_path, missing),
-                             re.escape(f"op library {missing}: no such file"))
+                             re.escape(f"op library {missing}: No such file or directory"))
 
     def test_a_folder_as_op_library_is_refused(self):
         self._assert_refused(self._run(self.float_dir, self.images_path, self.folder),
@@ -224,6 +225,23 @@ class ServeSavedModelTest(test_util.TestCase):
         self._assert_refused(self._run(self.float_dir, self.images_path, other),
                              r"was built against TensorFlow 1\.99\.0, but this "
                              r"program runs TensorFlow " + re.escape(tf.__version__))
+
+    def test_a_bare_library_name_is_the_file_in_the_working_folder(self):
+        # dlopen would look a bare name up on LD_LIBRARY_PATH, which here holds
+        # another library of that name (zero_out's, without MyBilinear).
+        here = self._path("bare_here")
+        decoy = self._path("bare_decoy")
+        for folder, source in ((here, self.library),
+                               (decoy, _op_library("zero_out", "zero_out_op.so"))):
+            os.makedirs(folder, exist_ok=True)
+            shutil.copy(source, os.path.join(folder, "my_bilinear_op.so"))
+        search = os.pathsep.join(
+            filter(None, [decoy, os.environ.get("LD_LIBRARY_PATH")]))
+        result = self._run(self.float_dir, self.images_path, "my_bilinear_op.so",
+                           cwd=here, env=dict(os.environ, LD_LIBRARY_PATH=search))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self._assert_bitwise_equal(np.load(self._path("output.npy")),
+                                   self.float_model(self.images))
 
     def test_a_missing_model_dir_is_named(self):
         missing = self._path("no_such_model")
@@ -324,6 +342,15 @@ class ServeSavedModelTest(test_util.TestCase):
         contents = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + \
             header.encode()
         self._refused("overflow.npy", contents, r"overflows 64 bits")
+
+    def test_npy_empty_shape_whose_other_dimensions_overflow(self):
+        # No bytes, yet no tensor shape holds (0, 2^62, 2^62, 3); numpy refuses too.
+        header = "{'descr': '<f4', 'fortran_order': False, 'shape': (0, " \
+                 f"{2**62}, {2**62}, 3), }}"
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        contents = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + \
+            header.encode()
+        self._refused("empty_overflow.npy", contents, r"overflows 64 bits")
 
 
 if __name__ == "__main__":
