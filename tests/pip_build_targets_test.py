@@ -17,6 +17,7 @@ import unittest
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.path.insert(0, WORKSPACE)
 
+from tools.pip_build import backend  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import compiler  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import targets  # pylint: disable=g-import-not-at-top,wrong-import-position
 
@@ -141,6 +142,16 @@ class IncrementalBuildTest(unittest.TestCase):
         with self.assertRaises(FileNotFoundError):
             compiler.run_steps(steps, 1, "compile")
         self.assertLess(time.monotonic() - start, 4)
+
+
+class SettingsTest(unittest.TestCase):
+
+    def test_cuda_is_1_or_0(self):
+        self.assertTrue(backend._switch({"cuda": "1"}, "cuda", "NO_SUCH_VARIABLE"))  # pylint: disable=protected-access
+        self.assertFalse(backend._switch({}, "cuda", "NO_SUCH_VARIABLE"))  # pylint: disable=protected-access
+        for value in ("true", "yes", "on"):
+            with self.assertRaisesRegex(SystemExit, "expected 1 or 0"):
+                backend._switch({"cuda": value}, "cuda", "NO_SUCH_VARIABLE")  # pylint: disable=protected-access
 
 
 if __name__ == "__main__":
