@@ -34,6 +34,15 @@ def _setting(config_settings: Optional[Dict[str, Any]], key: str, env: str) -> s
     return str(value) if value is not None else os.environ.get(env, "")
 
 
+def _switch(config_settings: Optional[Dict[str, Any]], key: str, env: str) -> bool:
+    """A 0/1 setting; anything else ("true", "yes", "on") is refused rather than
+    read as off, which would build a CPU-only wheel unannounced."""
+    value = _setting(config_settings, key, env).strip()
+    if value not in ("", "0", "1"):
+        raise SystemExit(f"{env}={value!r} (or {key}={value!r}): expected 1 or 0")
+    return value == "1"
+
+
 def _check_environment() -> None:
     missing = [name for name in _TOOLS_NEEDED if importlib.util.find_spec(name) is None]
     if missing:
@@ -74,7 +83,7 @@ def build_wheel(wheel_directory: str, config_settings=None,
     from tools.pip_build import build, compiler, targets  # pylint: disable=g-import-not-at-top
 
     start = time.monotonic()
-    cuda = _setting(config_settings, "cuda", "TENSORFLOW_OPS_CUDA") == "1"
+    cuda = _switch(config_settings, "cuda", "TENSORFLOW_OPS_CUDA")
     jobs_setting = _setting(config_settings, "jobs", "TENSORFLOW_OPS_JOBS")
     if jobs_setting:
         os.environ["TENSORFLOW_OPS_JOBS"] = jobs_setting

@@ -1,7 +1,8 @@
 """Runs the compile commands of the pip build in parallel, timing each one.
 
 Each object keeps its command line (<object>.cmd) and, for the host compiler,
-the headers it read (<object>.d, from -MMD), so that a build folder kept
+the headers it read (<object>.d, from -MD: TensorFlow's own headers, which
+are -isystem ones, included), so that a build folder kept
 between builds ($TENSORFLOW_OPS_BUILD_DIR) recompiles only the objects whose
 command, source or headers changed, as Bazel would. A fresh folder (the
 default) compiles everything.
@@ -10,6 +11,7 @@ default) compiles everything.
 import concurrent.futures
 import dataclasses
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -27,7 +29,7 @@ class Step:
     label: str            # what the log says, e.g. the source path
     command: List[str]
     output: str
-    depfile: bool = True  # add -MMD -MF: the host compiler's header list
+    depfile: bool = True  # add -MD -MF: the host compiler's header list
 
 
 def log(message: str) -> None:
@@ -45,7 +47,10 @@ def _command_file(step: Step) -> str:
 
 def _full_command(step: Step) -> List[str]:
     if step.depfile:
-        return step.command + ["-MMD", "-MF", _depfile(step)]
+        # -MD, not -MMD: -MMD leaves out the headers found through -isystem
+        # (TensorFlow's), so that a TensorFlow upgraded in place, whose include
+        # folder and flags are the same, would leave every object stale.
+        return step.command + ["-MD", "-MF", _depfile(step)]
     return step.command
 
 
@@ -56,8 +61,13 @@ def _dependencies(depfile: str) -> Optional[List[str]]:
             text = dep.read().replace("\\\n", " ")
     except OSError:
         return None
-    _, _, files = text.partition(":")
-    return files.split()
+    # The first unescaped ':' ends the target; gcc writes a space in a path as
+    # '\\ ', '#' as '\\#' and '$' as '$$'.
+    match = re.search(r"(?<!\\):(\s|$)", text)
+    if match is None:
+        return None
+    files = re.findall(r"(?:\\.|[^\s\\])+", text[match.end():])
+    return [re.sub(r"\\(.)", r"\1", f).replace("$$", "$") for f in files]
 
 
 def up_to_date(step: Step) -> bool:
@@ -89,7 +99,9 @@ def _run(step: Step) -> float:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     seconds = time.monotonic() - start
     if result.returncode != 0:
-        raise CompileError(f"{step.label} failed ({seconds:.1f} s):\n"
+        status = (f"killed by signal {-result.returncode}" if result.returncode < 0
+                  else f"exit status {result.returncode}")
+        raise CompileError(f"{step.label} failed ({status}, {seconds:.1f} s):\n"
                            f"{shlex.join(command)}\n{result.stdout}{result.stderr}")
     with open(_command_file(step), "w") as recorded:
         recorded.write(shlex.join(command))
@@ -115,7 +127,9 @@ def run_steps(steps: Sequence[Step], jobs: int, what: str) -> float:
                 done += 1
                 total += seconds
                 log(f"[{done}/{len(pending)}] {futures[future].label}: {seconds:.1f} s")
-        except CompileError:
+        except BaseException:
+            # Any failure (a compile, a compiler that is not there, a full disk)
+            # stops the build at once rather than after the queue drains.
             for future in futures:
                 future.cancel()
             raise

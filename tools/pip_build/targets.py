@@ -7,8 +7,10 @@ cc_library targets they depend on (their includes and defines, transitively).
 There is no second list of sources to keep in step with them.
 """
 
+import ast
 import dataclasses
 import os
+import shlex
 from typing import Any, Dict, Iterator, List, Tuple
 
 from tools import build_file_reader
@@ -17,6 +19,24 @@ from tools import build_file_reader
 # adds them itself; a BUILD file may name them too).
 _PROVIDED_BY_FLAGS = ("@local_config_tf//", "@local_config_cuda//")
 _OP_PACKAGES_BZL = os.path.join("tensorflow_ops", "op_packages.bzl")
+# The macros' .bzl: a call of a symbol loaded from it under another name (an
+# alias) is still that macro, and would otherwise be skipped unseen.
+_MACROS_LABEL = "//third_party/tf:tensorflow.bzl"
+_MACROS_BZL = os.path.join("third_party", "tf", "tensorflow.bzl")
+
+# The arguments of tf_custom_op_library this build reads; any other (cc_binary's
+# defines, local_defines, includes, features, ...) would change Bazel's library
+# without changing this one, so it is refused rather than ignored.
+_OP_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "gpu_srcs", "deps", "copts",
+                                   "linkopts", "visibility", "tags", "testonly"])
+# cc_library arguments of a header-only dependency this build reads or that do
+# not change its compiles.
+_DEP_ARGUMENTS = frozenset(["name", "hdrs", "srcs", "textual_hdrs", "deps", "includes",
+                            "defines", "visibility", "tags", "testonly", "copts",
+                            "local_defines", "linkopts", "alwayslink"])
+# Source kinds of cc rules: compiled by the host compiler, or headers.
+_COMPILED = (".cc", ".cpp", ".cxx", ".c++", ".C", ".c")
+_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl", ".H")
 
 
 class TargetError(Exception):
@@ -51,6 +71,30 @@ def _strings(value: Any, where: str, argument: str) -> List[str]:
         raise TargetError(f"{where}: select() in `{argument}` is not supported by the "
                           "pip build; list the values")
     return list(value or [])
+
+
+def _files(value: Any, where: str, argument: str) -> List[str]:
+    """The file names of a srcs-like argument. A label (a generated file, a
+    filegroup, another package's file) would be dropped by files_of, leaving
+    Bazel's library with code this one lacks, so it is refused."""
+    values = _strings(value, where, argument)
+    labels = [v for v in values if isinstance(v, str) and v.startswith((":", "//", "@"))]
+    if labels:
+        raise TargetError(f"{where}: labels in `{argument}` ({', '.join(labels)}) are "
+                          "not supported by the pip build; list the package's own files")
+    return build_file_reader.files_of(values)
+
+
+def _flags(value: Any, where: str, argument: str) -> List[str]:
+    """copts or linkopts as Bazel passes them: each string split as the Bourne
+    shell splits words. "Make" variables and $(location) need Bazel."""
+    flags: List[str] = []
+    for item in _strings(value, where, argument):
+        if "$(" in item or "$$" in item:
+            raise TargetError(f"{where}: `{argument}` entry {item!r} uses a \"Make\" "
+                              "variable or $(location), which the pip build cannot expand")
+        flags += shlex.split(item)
+    return flags
 
 
 def _label(label: str, package: str) -> Tuple[str, str]:
@@ -124,10 +168,14 @@ class _Workspace:
             if call.kind != "cc_library":
                 raise TargetError(f"{dep.required_by}: dependency {dep.label} is a "
                                   f"{call.kind}; the pip build takes cc_library deps only")
+            unknown = sorted(set(call.kwargs) - _DEP_ARGUMENTS)
+            if unknown:
+                raise TargetError(f"{dep_where}: {', '.join(unknown)} of a cc_library "
+                                  "dependency is not supported by the pip build")
             # Header-only libraries are all this workspace has; a compiled one
             # would need the flags Bazel gives a plain cc_library, not the macros'.
             compiled = [s for s in build_file_reader.files_of(call.kwargs.get("srcs", []))
-                        if not s.endswith(".h")]
+                        if not s.endswith(_HEADERS)]
             if compiled or call.kwargs.get("linkopts"):
                 raise TargetError(f"{dep_where}: a cc_library with sources or linkopts "
                                   "is not supported by the pip build (header-only deps are)")
@@ -142,33 +190,56 @@ class _Workspace:
 def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Call,
                 xla_suffix: str) -> OpLibrary:
     where = f"{package}/BUILD:{call.line} (tf_custom_op_library {call.name})"
+    unknown = sorted(set(call.kwargs) - _OP_LIBRARY_ARGUMENTS)
+    if unknown or call.positional:
+        raise TargetError(f"{where}: {', '.join(unknown) or 'positional arguments'} "
+                          "not supported by the pip build")
     sources = [os.path.join(package, f) for f in
-               build_file_reader.files_of(_strings(call.kwargs.get("srcs"), where, "srcs"))]
+               _files(call.kwargs.get("srcs"), where, "srcs")]
     gpu = [os.path.join(package, f) for f in
-           build_file_reader.files_of(_strings(call.kwargs.get("gpu_srcs"), where,
-                                               "gpu_srcs"))]
-    compiled = [s for s in sources if s.endswith((".cc", ".cpp", ".c"))]
+           _files(call.kwargs.get("gpu_srcs"), where, "gpu_srcs")]
+    odd = ([s for s in sources if not s.endswith(_COMPILED + _HEADERS)] +
+           [s for s in gpu if not s.endswith((".cu.cc",) + _HEADERS)])
+    if odd:
+        raise TargetError(f"{where}: the pip build does not know how to build "
+                          f"{', '.join(odd)}")
+    compiled = [s for s in sources if s.endswith(_COMPILED)]
     return OpLibrary(
         path=os.path.join(package, call.name),
         srcs=[s for s in compiled if not s.endswith(xla_suffix)],
         xla_srcs=[s for s in compiled if s.endswith(xla_suffix)],
         gpu_srcs=[s for s in gpu if s.endswith(".cu.cc")],
-        copts=_strings(call.kwargs.get("copts"), where, "copts"),
-        linkopts=_strings(call.kwargs.get("linkopts"), where, "linkopts"),
+        copts=_flags(call.kwargs.get("copts"), where, "copts"),
+        linkopts=_flags(call.kwargs.get("linkopts"), where, "linkopts"),
         dep_flags=workspace.dep_flags(_strings(call.kwargs.get("deps"), where, "deps"),
                                       package, where),
     )
 
 
+def _macro_names(root: str) -> frozenset:
+    """The functions tensorflow.bzl defines (its macros' own names)."""
+    path = os.path.join(root, _MACROS_BZL)
+    if not os.path.isfile(path):
+        return frozenset()
+    with open(path) as bzl:
+        tree = ast.parse(bzl.read(), filename=path)
+    return frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
+
+
 def op_libraries(root: str, xla_suffix: str) -> List[OpLibrary]:
     """Every tf_custom_op_library of the op packages the wheel ships."""
     workspace = _Workspace(root)
+    macros = _macro_names(root)
     libraries = []
     for name in op_packages(root):
         package = f"tensorflow_ops/{name}"
-        libraries += [_op_library(workspace, package, call, xla_suffix)
-                      for call in workspace.calls(package)
-                      if call.kind == "tf_custom_op_library"]
+        for call in workspace.calls(package):
+            if call.loaded_from == _MACROS_LABEL and macros and call.kind not in macros:
+                raise TargetError(f"{package}/BUILD:{call.line}: {call.kind} is loaded "
+                                  f"from {_MACROS_LABEL} under another name; load the "
+                                  "macro under its own name for the pip build")
+            if call.kind == "tf_custom_op_library":
+                libraries.append(_op_library(workspace, package, call, xla_suffix))
     return libraries
 
 

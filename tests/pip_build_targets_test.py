@@ -1,0 +1,158 @@
+"""The pip build (tools/pip_build) refuses BUILD contents it would otherwise
+misread silently, and its incremental build tracks every header.
+
+Each case is a small workspace in a temporary folder: tensorflow_ops/newop with
+a crafted BUILD file, and the real tools/ and third_party/tf/*.bzl. No compile
+of the op libraries (tests/pip_install_test.py does the whole build).
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+
+# The workspace as it is on disk (tagged "external"), as tf_macro_args_test.
+WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, WORKSPACE)
+
+from tools.pip_build import backend  # pylint: disable=g-import-not-at-top,wrong-import-position
+from tools.pip_build import compiler  # pylint: disable=g-import-not-at-top,wrong-import-position
+from tools.pip_build import targets  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+_LOAD = 'load("//third_party/tf:tensorflow.bzl", "tf_custom_op_library")\n'
+
+
+class TargetsTest(unittest.TestCase):
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        open(os.path.join(self.root, "WORKSPACE"), "w").close()
+        os.makedirs(os.path.join(self.root, "third_party", "tf"))
+        shutil.copy(os.path.join(WORKSPACE, "third_party", "tf", "tensorflow.bzl"),
+                    os.path.join(self.root, "third_party", "tf"))
+        self.package = os.path.join(self.root, "tensorflow_ops", "newop")
+        os.makedirs(os.path.join(self.package, "sub"))
+        for name in ("a.cc", "b.cxx", "x.h", "sub/BUILD", "sub/c.cc"):
+            open(os.path.join(self.package, name), "w").close()
+        with open(os.path.join(self.root, "tensorflow_ops", "op_packages.bzl"), "w") as bzl:
+            bzl.write('OP_PACKAGES = ["newop"]\n')
+
+    def _libraries(self, build: str, load: str = _LOAD):
+        with open(os.path.join(self.package, "BUILD"), "w") as build_file:
+            build_file.write(load + build)
+        return targets.op_libraries(self.root, "_xla.cc")
+
+    def _refused(self, build: str, pattern: str, load: str = _LOAD):
+        with self.assertRaisesRegex(targets.TargetError, pattern):
+            self._libraries(build, load)
+
+    def test_a_plain_library(self):
+        (library,) = self._libraries('tf_custom_op_library(name = "newop.so", '
+                                     'srcs = ["a.cc", "x.h"] + ["b.cxx"])')
+        self.assertEqual(library.srcs, ["tensorflow_ops/newop/a.cc",
+                                        "tensorflow_ops/newop/b.cxx"])
+
+    def test_an_aliased_macro_is_refused_not_skipped(self):
+        self._refused('op_lib(name = "newop.so", srcs = ["a.cc"])', "under another name",
+                      load='load("//third_party/tf:tensorflow.bzl", '
+                           'op_lib = "tf_custom_op_library")\n')
+
+    def test_labels_in_srcs_are_refused_not_dropped(self):
+        for label in (":gen.cc", ":files", "//tensorflow_ops/other:shared.cc"):
+            self._refused(f'tf_custom_op_library(name = "newop.so", srcs = ["a.cc", '
+                          f'"{label}"])', "labels in `srcs`")
+
+    def test_an_unknown_source_kind_is_refused(self):
+        self._refused('tf_custom_op_library(name = "newop.so", srcs = ["a.cc", "k.S"])',
+                      "does not know how to build")
+
+    def test_arguments_it_does_not_read_are_refused(self):
+        for argument in ('local_defines = ["FAST=1"]', 'defines = ["X"]',
+                         'includes = ["sub"]', 'features = ["-x"]'):
+            self._refused(f'tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], '
+                          f'{argument})', "not supported by the pip build")
+
+    def test_copts_and_linkopts_are_split_as_bazel_splits_them(self):
+        (library,) = self._libraries(
+            'tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], '
+            'copts = ["-DA=1 -DB=2", "-DS=\'a b\'"], linkopts = ["-Wl,-z,defs -lrt"])')
+        self.assertEqual(library.copts, ["-DA=1", "-DB=2", "-DS=a b"])
+        self.assertEqual(library.linkopts, ["-Wl,-z,defs", "-lrt"])
+
+    def test_make_variables_are_refused(self):
+        self._refused('tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], '
+                      'copts = ["-I$(GENDIR)"])', "Make")
+
+    def test_a_dependency_with_an_include_prefix_is_refused(self):
+        self._refused('cc_library(name = "h", hdrs = ["x.h"], strip_include_prefix = "sub")\n'
+                      'tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], deps = [":h"])',
+                      "strip_include_prefix")
+
+
+class IncrementalBuildTest(unittest.TestCase):
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp(prefix="pip build ")  # a space in every path
+        self.addCleanup(shutil.rmtree, self.folder)
+        os.makedirs(os.path.join(self.folder, "system"))
+        self.header = os.path.join(self.folder, "system", "tf_header.h")
+        self._write(self.header, "inline int value() { return 1; }\n")
+        self.source = os.path.join(self.folder, "src.cc")
+        self._write(self.source, '#include "tf_header.h"\nint f() { return value(); }\n')
+
+    @staticmethod
+    def _write(path: str, text: str):
+        with open(path, "w") as file:
+            file.write(text)
+
+    def _step(self) -> compiler.Step:
+        return compiler.Step("src.cc", ["g++", "-isystem", os.path.dirname(self.header),
+                                        "-c", self.source, "-o",
+                                        os.path.join(self.folder, "src.o")],
+                             os.path.join(self.folder, "src.o"))
+
+    def test_an_unchanged_object_is_reused_even_in_a_folder_with_spaces(self):
+        compiler.run_steps([self._step()], 1, "compile")
+        self.assertTrue(compiler.up_to_date(self._step()))
+
+    def test_a_changed_system_header_recompiles(self):
+        # TensorFlow's headers are -isystem ones: upgraded in place, they change
+        # while the command line stays the same.
+        compiler.run_steps([self._step()], 1, "compile")
+        time.sleep(1.1)
+        self._write(self.header, "inline int value() { return 2; }\n")
+        self.assertFalse(compiler.up_to_date(self._step()))
+
+    def test_a_failure_names_the_exit_status(self):
+        step = compiler.Step("sh", ["sh", "-c", "exit 3"], os.path.join(self.folder, "x.o"),
+                             depfile=False)
+        with self.assertRaisesRegex(compiler.CompileError, "exit status 3"):
+            compiler.run_steps([step], 1, "compile")
+
+    def test_a_missing_compiler_stops_the_build_at_once(self):
+        steps = [compiler.Step("missing", [os.path.join(self.folder, "no_such_g++")],
+                               os.path.join(self.folder, "m.o"), depfile=False)]
+        steps += [compiler.Step(f"slow {i}", ["sleep", "2"],
+                                os.path.join(self.folder, f"s{i}.o"), depfile=False)
+                  for i in range(4)]
+        start = time.monotonic()
+        with self.assertRaises(FileNotFoundError):
+            compiler.run_steps(steps, 1, "compile")
+        self.assertLess(time.monotonic() - start, 4)
+
+
+class SettingsTest(unittest.TestCase):
+
+    def test_cuda_is_1_or_0(self):
+        self.assertTrue(backend._switch({"cuda": "1"}, "cuda", "NO_SUCH_VARIABLE"))  # pylint: disable=protected-access
+        self.assertFalse(backend._switch({}, "cuda", "NO_SUCH_VARIABLE"))  # pylint: disable=protected-access
+        for value in ("true", "yes", "on"):
+            with self.assertRaisesRegex(SystemExit, "expected 1 or 0"):
+                backend._switch({"cuda": value}, "cuda", "NO_SUCH_VARIABLE")  # pylint: disable=protected-access
+
+
+if __name__ == "__main__":
+    unittest.main()
