@@ -1,6 +1,12 @@
 #include "examples/serve_cpp/npy_io.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -18,6 +24,8 @@ constexpr size_t kAlignment = 64;
 // Headers past this are refused rather than allocated: numpy's own reader
 // refuses headers over 10,000 bytes by default, shapes need far less.
 constexpr uint32_t kMaxHeaderSize = 1 << 20;
+// numpy's largest rank (NPY_MAXDIMS): it can read no file of a larger one.
+constexpr size_t kMaxRank = 64;
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 // Elements are copied as they lie in memory and labelled little-endian.
@@ -150,11 +158,15 @@ class HeaderParser {
   bool ParseShape(std::vector<int64_t>* shape, std::string* problem) {
     if (!Expect('(', problem)) return false;
     shape->clear();
+    bool comma_after_last = false;
     while (true) {
       SkipSpaces();
       if (Peek() == ')') break;
       if (!std::isdigit(static_cast<unsigned char>(Peek()))) {
-        *problem = "shape holds something other than a non-negative integer";
+        const size_t end = text_.find_first_of(",)}", pos_);
+        *problem = "shape holds '" +
+                   text_.substr(pos_, std::min<size_t>(end, pos_ + 24) - pos_) +
+                   "', not a non-negative integer";
         return false;
       }
       int64_t dim = 0;
@@ -169,8 +181,16 @@ class HeaderParser {
       if (Peek() == 'L') ++pos_;
       shape->push_back(dim);
       if (!SkipSeparator(')', problem)) return false;
+      comma_after_last = text_[pos_ - 1] == ',';
     }
     ++pos_;  // ')'
+    // "(3)" is the integer 3 to Python, not a tuple: numpy refuses it.
+    if (shape->size() == 1 && !comma_after_last) {
+      *problem = "shape (" + std::to_string((*shape)[0]) +
+                 ") is not a tuple (a one-element shape is written (" +
+                 std::to_string((*shape)[0]) + ",))";
+      return false;
+    }
     return true;
   }
 
@@ -194,12 +214,14 @@ bool NormalizeDescr(const std::string& descr, std::string* normalized,
   }
   const char order = descr[0];
   const std::string type = descr.substr(1);
-  if (order == '>') {
+  // One-byte types have no byte order: numpy reads '>u1' as '|u1'.
+  const bool one_byte = NpyItemSize("|" + type) == 1;
+  if (order == '>' && !one_byte) {
     *problem = "big-endian dtype '" + descr +
                "' is not supported (convert with astype('<" + type + "'))";
     return false;
   }
-  if (order != '<' && order != '|' && order != '=') {
+  if (order != '<' && order != '|' && order != '=' && order != '>') {
     *problem = "unsupported dtype '" + descr + "'";
     return false;
   }
@@ -231,8 +253,12 @@ bool ReadNpy(const std::string& path, NpyArray* array, std::string* error) {
     *error = path + ": " + problem;
     return false;
   };
+  // A FIFO or a device would block the read or never end; a folder is no file.
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) return fail(std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) return fail("not a regular file");
   std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) return fail("cannot open the file");
+  if (!file) return fail(std::string("cannot open: ") + std::strerror(errno));
   const std::streamoff file_size = file.tellg();
   file.seekg(0);
 
@@ -258,8 +284,14 @@ bool ReadNpy(const std::string& path, NpyArray* array, std::string* error) {
       LittleEndian(preamble + kMagicSize + 2, length_bytes);
   const std::streamoff data_offset = kMagicSize + 2 + length_bytes +
                                      static_cast<std::streamoff>(header_size);
-  if (header_size > kMaxHeaderSize || data_offset > file_size) {
-    return fail("truncated header");
+  if (header_size > kMaxHeaderSize) {
+    return fail("header length " + std::to_string(header_size) +
+                " is past the 1 MiB this reader accepts");
+  }
+  if (data_offset > file_size) {
+    return fail("truncated header: its length is " +
+                std::to_string(header_size) + " bytes, the file holds " +
+                std::to_string(file_size) + " in all");
   }
   std::string header(header_size, '\0');
   if (!file.read(header.data(), header_size)) return fail("truncated header");
@@ -271,7 +303,15 @@ bool ReadNpy(const std::string& path, NpyArray* array, std::string* error) {
     return fail("malformed header: " + problem);
   }
   if (!NormalizeDescr(descr, &array->descr, &problem)) return fail(problem);
-  if (fortran_order) {
+  if (array->shape.size() > kMaxRank) {
+    return fail("rank " + std::to_string(array->shape.size()) +
+                " is past numpy's largest, 64");
+  }
+  // A Fortran-order array of at most one dimension larger than 1 lies as a
+  // C-order one does.
+  int64_t long_dimensions = 0;
+  for (const int64_t dim : array->shape) long_dimensions += dim > 1;
+  if (fortran_order && long_dimensions > 1) {
     return fail(
         "Fortran-order arrays are not supported (save "
         "np.ascontiguousarray(x))");
@@ -315,6 +355,15 @@ bool ReadNpy(const std::string& path, NpyArray* array, std::string* error) {
 bool WriteNpy(const std::string& path, const std::string& descr,
               const std::vector<int64_t>& shape, const char* data, size_t size,
               std::string* error) {
+  if (path.empty()) {
+    *error = "the output path is empty";
+    return false;
+  }
+  if (shape.size() > kMaxRank) {
+    *error = path + ": rank " + std::to_string(shape.size()) +
+             " is past numpy's largest, 64: no .npy reader could load it";
+    return false;
+  }
   // Python's repr of a tuple: (), (5,), (2, 3).
   std::ostringstream shape_text;
   shape_text << "(";
@@ -332,9 +381,19 @@ bool WriteNpy(const std::string& path, const std::string& descr,
   header.append((kAlignment - total % kAlignment) % kAlignment, ' ');
   header.push_back('\n');
 
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  // A folder, FIFO or device there would be replaced by the rename below.
+  struct stat existing;
+  if (stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    *error = path + ": exists and is not a regular file";
+    return false;
+  }
+  // Written beside `path` and renamed over it once complete, so that a
+  // failure (a full disk, a file-size limit) never leaves a partial array
+  // where the caller expects the result.
+  const std::string partial = path + ".partial-" + std::to_string(getpid());
+  std::ofstream file(partial, std::ios::binary | std::ios::trunc);
   if (!file) {
-    *error = path + ": cannot create the file";
+    *error = path + ": cannot create " + partial + ": " + std::strerror(errno);
     return false;
   }
   const uint32_t length = static_cast<uint32_t>(header.size());
@@ -350,7 +409,15 @@ bool WriteNpy(const std::string& path, const std::string& descr,
   file.write(data, static_cast<std::streamsize>(size));
   file.close();
   if (!file) {
-    *error = path + ": write error";
+    const int write_errno = errno;
+    std::remove(partial.c_str());
+    *error = path + ": write error: " + std::strerror(write_errno);
+    return false;
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
+    std::remove(partial.c_str());
+    *error = path + ": cannot replace it: " + std::strerror(rename_errno);
     return false;
   }
   return true;

@@ -124,13 +124,16 @@ std::string SortedKeys(const Map& map) {
 // Returns "" when the arguments parse, else what is wrong with them.
 std::string ParseArguments(int argc, char** argv, Arguments* arguments) {
   std::vector<std::string> positional;
+  int signatures = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
     if (argument == "--signature") {
       if (i + 1 == argc) return "--signature needs a NAME";
       arguments->signature = argv[++i];
+      ++signatures;
     } else if (argument.rfind("--signature=", 0) == 0) {
       arguments->signature = argument.substr(std::strlen("--signature="));
+      ++signatures;
     } else if (argument.rfind("--", 0) == 0) {
       return "unknown flag " + argument;
     } else {
@@ -140,6 +143,7 @@ std::string ParseArguments(int argc, char** argv, Arguments* arguments) {
   if (positional.size() != 4) {
     return "expected 4 paths, got " + std::to_string(positional.size());
   }
+  if (signatures > 1) return "--signature is given more than once";
   if (arguments->signature.empty()) return "--signature is empty";
   arguments->saved_model_dir = positional[0];
   arguments->op_library = positional[1];
