@@ -55,6 +55,12 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(library.srcs, ["tensorflow_ops/newop/a.cc",
                                         "tensorflow_ops/newop/b.cxx"])
 
+    def test_glob_does_not_cross_into_a_subpackage(self):
+        # sub/ has a BUILD file: Bazel's glob leaves sub/c.cc to that package.
+        (library,) = self._libraries('tf_custom_op_library(name = "newop.so", '
+                                     'srcs = glob(["**/*.cc"]))')
+        self.assertEqual(library.srcs, ["tensorflow_ops/newop/a.cc"])
+
     def test_an_aliased_macro_is_refused_not_skipped(self):
         self._refused('op_lib(name = "newop.so", srcs = ["a.cc"])', "under another name",
                       load='load("//third_party/tf:tensorflow.bzl", '

@@ -144,7 +144,8 @@ def read_build_file_text(source: str, path: str = "BUILD") -> BuildFile:
         for pattern in exclude:
             found.difference_update(
                 _glob.glob(pattern, root_dir=package_dir, recursive=True))
-        return sorted(f for f in found if os.path.isfile(os.path.join(package_dir, f)))
+        return sorted(f for f in found if os.path.isfile(os.path.join(package_dir, f))
+                      and not _in_subpackage(package_dir, f))
 
     scope: Dict[str, Any] = {"__builtins__": dict(_BUILTINS)}
     # Any name called but never defined is a native rule (cc_library, py_test, ...).
@@ -157,6 +158,18 @@ def read_build_file_text(source: str, path: str = "BUILD") -> BuildFile:
         module = ast.Module(body=[statement], type_ignores=[])
         exec(compile(module, path, "exec"), scope)  # pylint: disable=exec-used
     return BuildFile(path, calls, loads)
+
+
+def _in_subpackage(package_dir: str, relative: str) -> bool:
+    """Whether a file lies under a folder of the package that has a BUILD file
+    of its own: Bazel's glob does not cross into another package."""
+    folder = os.path.dirname(relative)
+    while folder:
+        if any(os.path.isfile(os.path.join(package_dir, folder, name))
+               for name in ("BUILD", "BUILD.bazel")):
+            return True
+        folder = os.path.dirname(folder)
+    return False
 
 
 def files_of(value: Any) -> List[str]:
