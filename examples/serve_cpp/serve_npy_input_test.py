@@ -107,6 +107,14 @@ class ServeNpyInputTest(fixture.ServeFixture):
         self._assert_refused(self._run(self.float_dir, self._path("absent.npy")),
                              r"absent\.npy: No such file or directory")
 
+    def test_fortran_order_with_one_long_dimension_is_served(self):
+        # (1, 1, 1, 3) lies alike in either order; numpy reads it either way.
+        images = fixture.images((1, 1, 1, 3))
+        data = self._npy(images).replace(b"'fortran_order': False,",
+                                         b"'fortran_order': True, ")
+        served = self._served(self.float_dir, self._write("f1.npy", data))
+        self._assert_bitwise_equal(served, self.float_model(images))
+
     def test_one_byte_big_endian_dtype_is_served(self):
         images = fixture.images((1, 4, 6, 3), np.uint8)
         expected = self.uint8_model(images)
