@@ -37,6 +37,8 @@ SHAPES: List[Tuple[Tuple[int, int, int, int], Tuple[int, int]]] = [
     ((8, 100, 150, 8), (333, 77)),
     ((32, 28, 28, 64), (14, 14)),
     ((16, 64, 64, 32), (128, 128)),
+    # Feature-pyramid and U-Net down-sampling of many channels.
+    ((16, 64, 64, 64), (32, 32)),
 ]
 # Shapes that are also run in half, bfloat16 and uint8: two of the issue's,
 # and RGB images down-sampled, whose 16-bit and integer values were once
@@ -180,6 +182,11 @@ def print_table(rows: List[Row]) -> None:
               f"| {'-' if row.xla_speedup is None else f'{row.xla_speedup:.2f}'} |")
 
 
+def halves_both_axes(shape: Tuple[int, ...], size: Tuple[int, int]) -> bool:
+    """Whether a case is a 2x down-sampling (what pyramids and U-Nets do)."""
+    return shape[1] == 2 * size[0] and shape[2] == 2 * size[1]
+
+
 def summarize(rows: List[Row]) -> None:
     """Float32 speed-ups over the issue's cases (SHAPES), and the time of the
     other float types over float32's in the same case."""
@@ -191,6 +198,16 @@ def summarize(rows: List[Row]) -> None:
         if speedups:
             print(f"{pass_name} float32: median speed-up {statistics.median(speedups):.2f}, "
                   f"min {min(speedups):.2f}, max {max(speedups):.2f} over {len(speedups)} cases")
+    halving = [r for r in rows if r.dtype == "float32"
+               and halves_both_axes(r.shape, r.size)]
+    for pass_name in ("forward", "gradient"):
+        passes = [r for r in halving if r.pass_name == pass_name]
+        if passes:
+            slowest = min(passes, key=lambda r: r.speedup)
+            print(f"2x down-sampling {pass_name} float32: min speed-up "
+                  f"{slowest.speedup:.2f} ({list(slowest.shape)} {slowest.attrs}), "
+                  f"max ours/fill {max(r.over_fill for r in passes):.2f} "
+                  f"over {len(passes)} cases")
     def case_of(row: Row) -> Tuple:
         return row.pass_name, tuple(row.shape), tuple(row.size), row.attrs
 
@@ -213,6 +230,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--plot", help="draw speed-ups and time over the bound (PNG)")
     parser.add_argument("--quick", action="store_true",
                         help="float32 forward and gradient of the first two shapes only")
+    parser.add_argument("--halving", action="store_true",
+                        help="float32 2x down-sampling cases only, both attr modes")
     parser.add_argument("--no-gradient", action="store_true")
     parser.add_argument("--xla", action="store_true",
                         help="also time ours and TensorFlow's under jit_compile=True")
@@ -229,7 +248,11 @@ def main(argv: Optional[List[str]] = None) -> None:
           "ours (above 1: ours is faster); ours/fill = ours over the tf.fill bound")
     work = [(shape, size, attrs, tf.float32) for shape, size in
             (SHAPES[:2] if args.quick else SHAPES) for attrs in ATTRS]
-    if not args.quick:
+    if args.halving:
+        work = [(shape, size, attrs, tf.float32)
+                for shape, size in SHAPES + [DOWNSAMPLED_RGB]
+                if halves_both_axes(shape, size) for attrs in ATTRS]
+    elif not args.quick:
         work += [(shape, size, attrs, tf.float32) for shape, size in OTHER_DTYPE_SHAPES
                  if (shape, size) not in SHAPES for attrs in ATTRS]
         work += [(shape, size, attrs, dtype) for dtype in (tf.half, tf.bfloat16, tf.uint8)

@@ -16,6 +16,7 @@
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/register_types.h"
 #include "tensorflow/core/framework/tensor.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_huge_pages.h"
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
@@ -40,6 +41,7 @@ struct MyBilinear<CpuDevice, T, OutT> {
     const int64_t rows = geometry.batch * geometry.out_height;
     const bilinear::OutputStores stores =
         bilinear::StoresForOutput(output->TotalBytes(), images.TotalBytes());
+    bilinear::AdviseHugePages(output_data, output->TotalBytes());
     // Channel counts read at run time cost about twice as much a value as
     // the unrolled ones (docs/cpu_performance.md), so their rows are split
     // over threads from half as many values.
@@ -65,6 +67,7 @@ struct MyBilinearGrad<CpuDevice, T> {
     const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());
     auto* images_grad_data = bilinear::AsStorage(images_grad->flat<T>().data());
     const int64_t rows = geometry.batch * geometry.in_height;
+    bilinear::AdviseHugePages(images_grad_data, images_grad->TotalBytes());
     bilinear::ForRowRanges(context, rows,
                            grads.NumElements() + images_grad->NumElements(),
                            [&](int64_t begin_row, int64_t end_row) {

@@ -1,6 +1,9 @@
 """Outputs larger than the last-level cache, which the CPU kernel writes with
 streaming stores and up-sampled rows two at a time: float32 results equal
 tf.raw_ops.ResizeBilinear bit for bit, on one intra-op thread and on several.
+Outputs past the size the kernels advise for huge pages
+(bilinear_huge_pages.h): forward and gradient hold the bits of the same
+images resized one at a time, in outputs too small to be advised.
 
 The output is sized from the cache size the loaded kernels decide with (the
 library exports it), so that the test takes the streaming path wherever it
@@ -59,6 +62,57 @@ class MyBilinearLargeOutputTest(test_util.TestCase, parameterized.TestCase):
             with self.subTest(channels=channels, threads=1):
                 self.assertEqual(_on_one_thread(images, size, attrs).tobytes(),
                                  expected.tobytes())
+
+
+# kMinHugePageAdviceBytes of bilinear_huge_pages.h, and a margin past it.
+_HUGE_PAGE_ADVICE_BYTES = 32 << 20
+_PAST_ADVICE_BYTES = _HUGE_PAGE_ADVICE_BYTES + (6 << 20)
+
+
+class MyBilinearHugePageOutputTest(test_util.TestCase, parameterized.TestCase):
+    """Whatever backs a large output, it holds each image's bits."""
+
+    @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
+    def test_forward_equals_per_image_results(self, align_corners,
+                                              half_pixel_centers):
+        attrs = dict(align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+        size = (192, 160)
+        batch = -(-_PAST_ADVICE_BYTES // (size[0] * size[1] * 8 * 4))
+        images = np.random.default_rng(5).standard_normal((batch, 97, 83, 8),
+                                                          np.float32)
+        whole = ops.my_bilinear(images=images, size=size, **attrs).numpy()
+        self.assertGreater(whole.nbytes, _PAST_ADVICE_BYTES - (1 << 20))
+        for b in (0, batch // 2, batch - 1):
+            alone = ops.my_bilinear(images=images[b:b + 1], size=size, **attrs)
+            self.assertEqual(whole[b:b + 1].tobytes(), alone.numpy().tobytes(),
+                             f"image {b}")
+        theirs = tf.raw_ops.ResizeBilinear(images=images, size=size, **attrs)
+        self.assertEqual(whole.tobytes(), theirs.numpy().tobytes())
+
+    @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
+    def test_gradient_equals_per_image_results(self, align_corners,
+                                               half_pixel_centers):
+        attrs = dict(align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+        # A 2x down-sampling, whose input gradient is the large output.
+        height, width, channels = 256, 256, 16
+        batch = -(-_PAST_ADVICE_BYTES // (height * width * channels * 4))
+        shape = (batch, height, width, channels)
+        grads = np.random.default_rng(6).uniform(
+            -1, 1, (batch, height // 2, width // 2, channels)).astype(np.float32)
+        original = np.zeros(shape, np.float32)
+        whole = ops.my_bilinear_grad(grads=grads, original_image=original,
+                                     **attrs).numpy()
+        self.assertGreater(whole.nbytes, _PAST_ADVICE_BYTES - (1 << 20))
+        for b in (0, batch // 2, batch - 1):
+            alone = ops.my_bilinear_grad(grads=grads[b:b + 1],
+                                         original_image=original[b:b + 1], **attrs)
+            self.assertEqual(whole[b:b + 1].tobytes(), alone.numpy().tobytes(),
+                             f"image {b}")
+        theirs = tf.raw_ops.ResizeBilinearGrad(grads=grads, original_image=original,
+                                               **attrs)
+        self.assertAllClose(whole, theirs, rtol=1e-5, atol=1e-6)
 
 
 def _on_one_thread(images: np.ndarray, size: Tuple[int, int], attrs) -> np.ndarray:
