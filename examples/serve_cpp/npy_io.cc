@@ -381,19 +381,18 @@ bool WriteNpy(const std::string& path, const std::string& descr,
   header.append((kAlignment - total % kAlignment) % kAlignment, ' ');
   header.push_back('\n');
 
-  // A folder, FIFO or device there would be replaced by the rename below.
   struct stat existing;
-  if (stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
-    *error = path + ": exists and is not a regular file";
+  if (stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode)) {
+    *error = path + ": is a folder";
     return false;
   }
-  // Written beside `path` and renamed over it once complete, so that a
-  // failure (a full disk, a file-size limit) never leaves a partial array
-  // where the caller expects the result.
-  const std::string partial = path + ".partial-" + std::to_string(getpid());
-  std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+  // Written in place, so that a symlink's target, the file's mode and owner,
+  // and /dev/stdout work as the caller meant; on failure a regular file is
+  // emptied or removed, so that no partial array is left where the result
+  // was expected.
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) {
-    *error = path + ": cannot create " + partial + ": " + std::strerror(errno);
+    *error = path + ": cannot create the file: " + std::strerror(errno);
     return false;
   }
   const uint32_t length = static_cast<uint32_t>(header.size());
@@ -410,14 +409,17 @@ bool WriteNpy(const std::string& path, const std::string& descr,
   file.close();
   if (!file) {
     const int write_errno = errno;
-    std::remove(partial.c_str());
+    // Emptied through any symlink; removed where it is the file itself.
+    struct stat written;
+    if (stat(path.c_str(), &written) == 0 && S_ISREG(written.st_mode)) {
+      if (truncate(path.c_str(), 0) != 0) {
+        // Left as it is: the error below names the path either way.
+      }
+      if (lstat(path.c_str(), &written) == 0 && S_ISREG(written.st_mode)) {
+        std::remove(path.c_str());
+      }
+    }
     *error = path + ": write error: " + std::strerror(write_errno);
-    return false;
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    const int rename_errno = errno;
-    std::remove(partial.c_str());
-    *error = path + ": cannot replace it: " + std::strerror(rename_errno);
     return false;
   }
   return true;
