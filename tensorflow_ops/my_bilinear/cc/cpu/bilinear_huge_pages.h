@@ -22,10 +22,10 @@ namespace bilinear {
 // The size of an x86-64 transparent huge page.
 constexpr int64_t kHugePageBytes = int64_t{2} << 20;
 
-// Outputs from this size are advised. glibc maps every block this large
-// afresh (its largest mmap threshold) and unmaps it when freed, so the advice
-// dies with the tensor; smaller blocks come back from its heap already
-// faulted in, where advice would gain nothing and would outlive the tensor.
+// Outputs from this size are advised: glibc usually maps a block this large
+// afresh (32 MiB is its largest mmap threshold) and unmaps it when freed, so
+// the advice goes with the tensor. Smaller blocks mostly come back from its
+// heap already faulted in, where advice would gain nothing.
 constexpr int64_t kMinHugePageAdviceBytes = int64_t{32} << 20;
 
 // The whole huge pages inside [data, data + bytes): [*begin, *end), empty
@@ -41,15 +41,23 @@ inline void WholeHugePages(const void* data, int64_t bytes, uintptr_t* begin,
 
 // Advises the whole huge pages of an output of `bytes` bytes at `data` that
 // the kernel is about to write in full, if it is at least
-// kMinHugePageAdviceBytes. Returns whether advice was given and taken; where
-// it was not (smaller outputs, other systems, huge pages compiled out of the
-// kernel), nothing changes.
+// kMinHugePageAdviceBytes and its first whole huge page is not resident yet.
+// Returns whether advice was given and taken; where it was not (smaller or
+// reused outputs, other systems, huge pages compiled out of the kernel),
+// nothing changes.
 inline bool AdviseHugePages(void* data, int64_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (data == nullptr || bytes < kMinHugePageAdviceBytes) return false;
   uintptr_t begin = 0, end = 0;
   WholeHugePages(data, bytes, &begin, &end);
   if (begin == end) return false;
+  // Memory already faulted in (a block the allocator reuses) gains nothing,
+  // and advice there would stay on the allocator's memory after the tensor.
+  unsigned char resident = 0;
+  if (mincore(reinterpret_cast<void*>(begin), 1, &resident) == 0 &&
+      (resident & 1) != 0) {
+    return false;
+  }
   return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
 #else
   (void)data;

@@ -1,6 +1,7 @@
 // Standalone test of the huge-page advice of large outputs: which part of a
-// buffer is advised, that outputs under the threshold are left alone, and that
-// the advised range is marked for huge pages in /proc/self/smaps.
+// buffer is advised, that outputs under the threshold and memory already
+// resident are left alone, and that the advised range is marked for huge
+// pages in /proc/self/smaps.
 #include <sys/mman.h>
 
 #include <cstdint>
@@ -105,6 +106,21 @@ BILINEAR_TEST(AdvisesLargeOutputsOnly) {
   std::memset(output, 0x5a, output_bytes);
   Expect(output[0] == 0x5a && output[output_bytes - 1] == 0x5a,
          "the advised output does not hold what was written");
+  munmap(mapped, bytes);
+}
+
+BILINEAR_TEST(LeavesResidentMemoryAlone) {
+  // A block the allocator hands out again is already faulted in: no advice.
+  const int64_t bytes = kMinHugePageAdviceBytes + 2 * kHugePageBytes;
+  void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) CannotRun("mmap of %ld bytes failed", static_cast<long>(bytes));
+  std::memset(mapped, 1, bytes);
+  uintptr_t begin = 0, end = 0;
+  WholeHugePages(mapped, bytes, &begin, &end);
+  Expect(!AdviseHugePages(mapped, bytes), "advised memory already resident");
+  Expect(VmFlagsAt(begin).find(" hg") == std::string::npos,
+         "resident memory was marked hg: %s", VmFlagsAt(begin).c_str());
   munmap(mapped, bytes);
 }
 
