@@ -12,7 +12,7 @@ runs.
 
 import ctypes
 import functools
-from typing import Tuple
+from typing import Callable, Tuple
 
 from absl.testing import parameterized
 import numpy as np
@@ -72,6 +72,18 @@ _PAST_ADVICE_BYTES = _HUGE_PAGE_ADVICE_BYTES + (6 << 20)
 class MyBilinearHugePageOutputTest(test_util.TestCase, parameterized.TestCase):
     """Whatever backs a large output, it holds each image's bits."""
 
+    def _assert_per_image_bits(self, resize: Callable[..., tf.Tensor],
+                               *batched: np.ndarray) -> np.ndarray:
+        """resize(*batched) is past the advice size and holds, for its first,
+        middle and last image, the bits of resize on that image alone."""
+        whole = resize(*batched).numpy()
+        self.assertGreater(whole.nbytes, _PAST_ADVICE_BYTES - (1 << 20))
+        batch = whole.shape[0]
+        for b in (0, batch // 2, batch - 1):
+            alone = resize(*(x[b:b + 1] for x in batched)).numpy()
+            self.assertEqual(whole[b:b + 1].tobytes(), alone.tobytes(), f"image {b}")
+        return whole
+
     @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
     def test_forward_equals_per_image_results(self, align_corners,
                                               half_pixel_centers):
@@ -81,12 +93,8 @@ class MyBilinearHugePageOutputTest(test_util.TestCase, parameterized.TestCase):
         batch = -(-_PAST_ADVICE_BYTES // (size[0] * size[1] * 8 * 4))
         images = np.random.default_rng(5).standard_normal((batch, 97, 83, 8),
                                                           np.float32)
-        whole = ops.my_bilinear(images=images, size=size, **attrs).numpy()
-        self.assertGreater(whole.nbytes, _PAST_ADVICE_BYTES - (1 << 20))
-        for b in (0, batch // 2, batch - 1):
-            alone = ops.my_bilinear(images=images[b:b + 1], size=size, **attrs)
-            self.assertEqual(whole[b:b + 1].tobytes(), alone.numpy().tobytes(),
-                             f"image {b}")
+        whole = self._assert_per_image_bits(
+            lambda x: ops.my_bilinear(images=x, size=size, **attrs), images)
         theirs = tf.raw_ops.ResizeBilinear(images=images, size=size, **attrs)
         self.assertEqual(whole.tobytes(), theirs.numpy().tobytes())
 
@@ -102,14 +110,9 @@ class MyBilinearHugePageOutputTest(test_util.TestCase, parameterized.TestCase):
         grads = np.random.default_rng(6).uniform(
             -1, 1, (batch, height // 2, width // 2, channels)).astype(np.float32)
         original = np.zeros(shape, np.float32)
-        whole = ops.my_bilinear_grad(grads=grads, original_image=original,
-                                     **attrs).numpy()
-        self.assertGreater(whole.nbytes, _PAST_ADVICE_BYTES - (1 << 20))
-        for b in (0, batch // 2, batch - 1):
-            alone = ops.my_bilinear_grad(grads=grads[b:b + 1],
-                                         original_image=original[b:b + 1], **attrs)
-            self.assertEqual(whole[b:b + 1].tobytes(), alone.numpy().tobytes(),
-                             f"image {b}")
+        whole = self._assert_per_image_bits(
+            lambda g, x: ops.my_bilinear_grad(grads=g, original_image=x, **attrs),
+            grads, original)
         theirs = tf.raw_ops.ResizeBilinearGrad(grads=grads, original_image=original,
                                                **attrs)
         self.assertAllClose(whole, theirs, rtol=1e-5, atol=1e-6)
