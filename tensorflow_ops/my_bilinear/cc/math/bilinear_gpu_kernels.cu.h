@@ -34,20 +34,20 @@ __global__ void ResizeKernel(ResizeGeometry geometry, const T* __restrict__ imag
   }
 }
 
-// The resize on the row grid (RowGridFor): block (x, y) computes elements
-// [x * kThreadsPerBlock, ...) of output rows y, y + row_blocks, ...; each row
-// starts `row_elements` after the one before, so the writes stay coalesced.
-template <typename T, typename OutT>
+// The resize on the row grid (RowGridFor) with kLanes channels per thread:
+// block (x, y) computes groups [x * kThreadsPerBlock, ...) of output rows
+// y, y + row_blocks, ...; each row starts `row_elements` after the one
+// before, so the writes stay coalesced.
+template <typename T, typename OutT, int kLanes>
 __global__ void ResizeRowsKernel(ResizeGeometry geometry, const T* __restrict__ images,
                                  RowGrid grid, OutT* __restrict__ output) {
   using A = AccumulatorType<OutT>;
   const Samplers<A> samplers = SamplersFor<A>(geometry);
-  const int32_t element =
-      static_cast<int32_t>(blockIdx.x * kThreadsPerBlock + threadIdx.x);
-  if (element >= grid.row_elements) return;
+  const int32_t group = static_cast<int32_t>(blockIdx.x * kThreadsPerBlock + threadIdx.x);
+  if (group >= grid.row_elements / kLanes) return;
   for (int64_t row = blockIdx.y; row < grid.rows; row += grid.row_blocks) {
-    output[row * grid.row_elements + element] = ResizeRowElement<T, OutT>(
-        geometry, samplers, images, static_cast<int32_t>(row), element);
+    ResizeRowGroup<T, OutT, kLanes>(geometry, samplers, images, static_cast<int32_t>(row),
+                                    group, output + row * grid.row_elements);
   }
 }
 
@@ -98,10 +98,11 @@ inline bool DriverRunsThisRuntime(int* driver_version, int* runtime_version) {
   return *driver_version / 1000 >= *runtime_version / 1000;
 }
 
-// Enqueues the resize on `stream`: on the row grid where rows are wide enough,
-// else over flat indices. The launch size comes from the sizes alone, not
-// from cudaDeviceProp: TensorFlow's headers carry their own
-// CUDA's struct layout, which differs between CUDA 12 and 13.
+// Enqueues the resize on `stream`: on the row grid where rows are wide enough
+// (with vector loads and stores where RowGridLanes allows), else over flat
+// indices. The launch size comes from the sizes alone, not from
+// cudaDeviceProp: TensorFlow's headers carry their own copy of CUDA's struct,
+// whose layout differs between CUDA 12 and 13.
 template <typename T, typename OutT>
 cudaError_t LaunchResize(const ResizeGeometry& geometry, const T* images, OutT* output,
                          cudaStream_t stream) {
@@ -109,12 +110,19 @@ cudaError_t LaunchResize(const ResizeGeometry& geometry, const T* images, OutT* 
       geometry.batch * geometry.out_height * geometry.out_width * geometry.channels;
   if (count == 0) return cudaSuccess;
   const dim3 threads(static_cast<unsigned>(kThreadsPerBlock));
-  if (UsesRowGrid(geometry)) {
-    const RowGrid rows = RowGridFor(geometry);
+  constexpr int kVectorLanes = VectorLanes<T, OutT>();
+  const int64_t lanes = RowGridLanes(geometry, images, output);
+  if (lanes > 1 || UsesRowGrid(geometry)) {
+    const RowGrid rows = RowGridFor(geometry, lanes);
     const dim3 row_blocks(static_cast<unsigned>(rows.column_blocks),
                           static_cast<unsigned>(rows.row_blocks));
-    ResizeRowsKernel<T, OutT>
-        <<<row_blocks, threads, 0, stream>>>(geometry, images, rows, output);
+    if (lanes == kVectorLanes) {
+      ResizeRowsKernel<T, OutT, kVectorLanes>
+          <<<row_blocks, threads, 0, stream>>>(geometry, images, rows, output);
+    } else {
+      ResizeRowsKernel<T, OutT, 1>
+          <<<row_blocks, threads, 0, stream>>>(geometry, images, rows, output);
+    }
     return cudaGetLastError();
   }
   const LaunchGrid grid = GridFor(count);

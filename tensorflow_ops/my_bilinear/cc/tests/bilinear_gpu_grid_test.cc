@@ -1,7 +1,7 @@
 // The GPU kernels' indexing, checked on the host (no GPU, no TensorFlow).
 //
 // The CUDA kernels are grid-stride loops around ResizeElement and
-// ResizeRowElement (bilinear_elements.h) and the gradient's row and column passes
+// ResizeRowGroup (bilinear_elements.h) and the gradient's row and column passes
 // (bilinear_grad_passes.h). This test walks the same loops over every
 // (block, thread) of the grids GridFor() gives and calls the same functions,
 // as LaunchResize and LaunchResizeGrad would, and checks that:
@@ -105,39 +105,56 @@ void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
   CompareBits(g, "forward differs from the CPU kernel", got, want, writes);
 }
 
-// What ResizeRowsKernel does, on the row grid of `g` with `row_blocks` rows
-// of blocks (RowGridFor's, or fewer, so that blocks walk several rows). Run
-// for every geometry but the identity, whether or not the launcher would
-// take the row grid for it.
-template <typename T, typename OutT>
-void CheckForwardRows(const ResizeGeometry& g, int64_t row_blocks,
-                      const std::vector<T>& images) {
-  if (IsIdentity(g) || OutputSize(g) == 0) return;
+// What ResizeRowsKernel<T, OutT, kLanes> does, on the row grid of `g` with
+// `row_blocks` rows of blocks (RowGridFor's, or fewer, so that blocks walk
+// several rows). Run for every geometry but the identity whose channel count
+// kLanes divides, whether or not the launcher would take the row grid for it.
+template <typename T, typename OutT, int kLanes>
+void CheckForwardRowGroups(const ResizeGeometry& g, int64_t row_blocks,
+                           const std::vector<T>& images) {
+  if (IsIdentity(g) || OutputSize(g) == 0 || g.channels % kLanes != 0) return;
   std::vector<OutT> want(OutputSize(g));
   ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
   const std::vector<T> guarded = Guarded(images);
+  const T* input = guarded.data() + kGuard;
   using A = AccumulatorType<OutT>;
   const Samplers<A> samplers = SamplersFor<A>(g);
-  RowGrid grid = RowGridFor(g);
+  RowGrid grid = RowGridFor(g, kLanes);
   grid.row_blocks = std::min(grid.row_blocks, row_blocks);
-  std::vector<OutT> got(want.size());
+  // The vector loads and stores need aligned tensors, as RowGridLanes checks.
+  std::vector<Lanes<OutT, kLanes>> got_lanes(want.size() / kLanes);
+  OutT* got = reinterpret_cast<OutT*>(got_lanes.data());
+  if (!IsAligned(input, sizeof(Lanes<T, kLanes>))) {
+    return Fail("test input not aligned for %d lanes: %s", kLanes, Describe(g).c_str());
+  }
   std::vector<int> writes(want.size(), 0);
   for (int64_t block_y = 0; block_y < grid.row_blocks; ++block_y) {
     for (int64_t block_x = 0; block_x < grid.column_blocks; ++block_x) {
       for (int64_t thread = 0; thread < kThreadsPerBlock; ++thread) {
-        const int64_t element = block_x * kThreadsPerBlock + thread;
-        if (element >= grid.row_elements) continue;
+        const int64_t group = block_x * kThreadsPerBlock + thread;
+        if (group >= grid.row_elements / kLanes) continue;
         for (int64_t row = block_y; row < grid.rows; row += grid.row_blocks) {
-          const int64_t i = row * grid.row_elements + element;
-          got[i] = ResizeRowElement<T, OutT>(g, samplers, guarded.data() + kGuard,
-                                             static_cast<int32_t>(row),
-                                             static_cast<int32_t>(element));
-          ++writes[i];
+          ResizeRowGroup<T, OutT, kLanes>(g, samplers, input, static_cast<int32_t>(row),
+                                          static_cast<int32_t>(group),
+                                          got + row * grid.row_elements);
+          for (int lane = 0; lane < kLanes; ++lane) {
+            ++writes[row * grid.row_elements + group * kLanes + lane];
+          }
         }
       }
     }
   }
-  CompareBits(g, "row-grid forward differs from the CPU kernel", got, want, writes);
+  const std::vector<OutT> got_values(got, got + want.size());
+  CompareBits(g, "row-grid forward differs from the CPU kernel", got_values, want, writes);
+}
+
+// The row grid one channel per thread, and with the vector lanes of T into
+// OutT (where the channel count allows).
+template <typename T, typename OutT>
+void CheckForwardRows(const ResizeGeometry& g, int64_t row_blocks,
+                      const std::vector<T>& images) {
+  CheckForwardRowGroups<T, OutT, 1>(g, row_blocks, images);
+  CheckForwardRowGroups<T, OutT, VectorLanes<T, OutT>()>(g, row_blocks, images);
 }
 
 // What LaunchResizeGrad does: a copy for the identity, else, per tile of
@@ -325,6 +342,44 @@ BILINEAR_TEST(Denormals) {
     ForEachSmallGeometry({1, 4}, {1, 3},
                          [&](const ResizeGeometry& g) { CheckGeometry(g, &rng, true); });
   }
+}
+
+// The vector row grid is taken exactly where it is safe and worth it: a
+// channel count that the lanes divide, both tensors aligned for them, and
+// rows of at least half a block of groups.
+BILINEAR_TEST(RowGridLanes) {
+  Expect(VectorLanes<float, float>() == 4 && VectorLanes<double, double>() == 2 &&
+             VectorLanes<double, float>() == 2 && VectorLanes<uint8_t, float>() == 4 &&
+             VectorLanes<int64_t, float>() == 2 && VectorLanes<Float16, Float16>() == 4,
+         "vector lanes: as many as fit 16 bytes of both types, at most 4");
+  alignas(16) static float images[8];
+  alignas(16) static float output[8];
+  alignas(16) static double wide[8];
+  struct Case {
+    const char* what;
+    ResizeGeometry g;
+    const float* images;
+    const float* output;
+    int64_t lanes;
+  };
+  const Case cases[] = {
+      {"64 channels, 512 per row", {1, 4, 4, 8, 8, 64, true, false}, images, output, 4},
+      {"images misaligned", {1, 4, 4, 8, 8, 64, true, false}, images + 1, output, 1},
+      {"output misaligned", {1, 4, 4, 8, 8, 64, true, false}, images, output + 2, 1},
+      {"6 channels", {1, 4, 4, 100, 100, 6, true, false}, images, output, 1},
+      {"32 groups per row", {1, 4, 4, 32, 32, 4, true, false}, images, output, 1},
+      {"128 groups per row", {1, 4, 4, 128, 128, 4, false, true}, images, output, 4},
+      {"the identity", {1, 8, 8, 8, 8, 64, true, false}, images, output, 1},
+  };
+  for (const Case& c : cases) {
+    const int64_t lanes = RowGridLanes(c.g, c.images, c.output);
+    Expect(lanes == c.lanes, "%s: %lld lanes, want %lld", c.what,
+           static_cast<long long>(lanes), static_cast<long long>(c.lanes));
+  }
+  const ResizeGeometry two_channels{1, 4, 4, 200, 200, 2, false, false};
+  Expect(RowGridLanes(two_channels, wide, wide) == 2 &&
+             RowGridLanes(two_channels, wide + 1, wide) == 1,
+         "double: two lanes where aligned, else one");
 }
 
 // The grid stays within CUDA's limits (an int of blocks) for any element
