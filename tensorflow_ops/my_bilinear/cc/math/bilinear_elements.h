@@ -185,9 +185,11 @@ struct alignas(sizeof(T) * kLanes) Lanes {
 
 // The channels per thread of the vector row grid for images of T into OutT:
 // as many as fit 16 bytes, the widest load and store a GPU has, of both
-// types, and at most 4.
+// types, and at most 4. __host__ __device__ as RowGridLanes, its caller, is:
+// nvcc warns at every instantiation of a host-only constexpr function called
+// there unless built with --expt-relaxed-constexpr (the harness is not).
 template <typename T, typename OutT>
-constexpr int VectorLanes() {
+BILINEAR_HOST_DEVICE constexpr int VectorLanes() {
   constexpr int widest = sizeof(T) > sizeof(OutT) ? sizeof(T) : sizeof(OutT);
   return 16 / widest < 4 ? 16 / widest : 4;
 }

@@ -264,6 +264,9 @@ void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt199
                                  TestValues<float>(InputSize(g), denormals, rng));
   CheckForwardRows<double, double>(g, row_blocks,
                                    TestValues<double>(InputSize(g), denormals, rng));
+  // Lanes of two sizes: 16-byte loads and 8-byte stores.
+  CheckForwardRows<double, float>(g, row_blocks,
+                                  TestValues<double>(InputSize(g), denormals, rng));
   CheckGradient<float, Index>(g, rows, columns, max_tile_rows,
                               TestValues<float>(OutputSize(g), denormals, rng));
   CheckGradient<double, Index>(g, rows, columns, max_tile_rows,
@@ -273,6 +276,10 @@ void CheckGrid(const ResizeGeometry& g, bool strided, bool denormals, std::mt199
   for (uint8_t& v : bytes) v = static_cast<uint8_t>((*rng)());
   CheckForward<uint8_t, float, Index>(g, forward, bytes);
   CheckForwardRows<uint8_t, float>(g, row_blocks, bytes);
+  // Any 64 bits, so that the conversions to float round.
+  std::vector<int64_t> longs(InputSize(g));
+  for (int64_t& v : longs) v = static_cast<int64_t>((uint64_t{(*rng)()} << 32) | (*rng)());
+  CheckForwardRows<int64_t, float>(g, row_blocks, longs);
   CheckForwardRows<Float16, Float16>(g, row_blocks,
                                      SixteenBitValues<Float16>(InputSize(g), rng));
   CheckForwardRows<Bfloat16, float>(g, row_blocks,
@@ -334,12 +341,12 @@ BILINEAR_TEST(WideRows) {
 // Denormal images and gradients: the element functions agree with the CPU
 // math bit for bit with denormals flushed, as both run under TensorFlow (the
 // float GPU kernels flush too, -ftz=true), and with denormals kept, as double
-// runs on a GPU.
+// runs on a GPU. 4 channels: the vector row grid's lanes (4 floats, 2 doubles).
 BILINEAR_TEST(Denormals) {
   std::mt19937 rng(20261202);
   for (const bool flush : {true, false}) {
     const ScopedFlushDenormals flushing(flush);
-    ForEachSmallGeometry({1, 4}, {1, 3},
+    ForEachSmallGeometry({1, 4}, {1, 3, 4},
                          [&](const ResizeGeometry& g) { CheckGeometry(g, &rng, true); });
   }
 }
@@ -368,6 +375,7 @@ BILINEAR_TEST(RowGridLanes) {
       {"output misaligned", {1, 4, 4, 8, 8, 64, true, false}, images, output + 2, 1},
       {"6 channels", {1, 4, 4, 100, 100, 6, true, false}, images, output, 1},
       {"32 groups per row", {1, 4, 4, 32, 32, 4, true, false}, images, output, 1},
+      {"127 groups per row", {1, 4, 4, 127, 127, 4, true, false}, images, output, 1},
       {"128 groups per row", {1, 4, 4, 128, 128, 4, false, true}, images, output, 4},
       {"the identity", {1, 8, 8, 8, 8, 64, true, false}, images, output, 1},
   };
@@ -380,6 +388,23 @@ BILINEAR_TEST(RowGridLanes) {
   Expect(RowGridLanes(two_channels, wide, wide) == 2 &&
              RowGridLanes(two_channels, wide + 1, wide) == 1,
          "double: two lanes where aligned, else one");
+  // Where the types differ in size, each tensor needs its own type's vectors:
+  // 4 bytes of uint8 images but 16 of float outputs, 16 bytes of int64 images
+  // but 8 of float outputs. A check against the other type's size would let a
+  // vector store or load through a misaligned address, a fault on a GPU.
+  alignas(16) static uint8_t bytes[16];
+  alignas(16) static int64_t longs[8];
+  const ResizeGeometry four_channels{1, 4, 4, 200, 200, 4, false, false};
+  Expect(RowGridLanes(four_channels, bytes, output) == 4 &&
+             RowGridLanes(four_channels, bytes + 4, output) == 4 &&
+             RowGridLanes(four_channels, bytes + 2, output) == 1 &&
+             RowGridLanes(four_channels, bytes, output + 1) == 1,
+         "uint8 into float: 4-byte aligned images, 16-byte aligned output");
+  Expect(RowGridLanes(two_channels, longs, output) == 2 &&
+             RowGridLanes(two_channels, longs, output + 2) == 2 &&
+             RowGridLanes(two_channels, longs + 1, output) == 1 &&
+             RowGridLanes(two_channels, longs, output + 1) == 1,
+         "int64 into float: 16-byte aligned images, 8-byte aligned output");
 }
 
 // The grid stays within CUDA's limits (an int of blocks) for any element
