@@ -2,17 +2,17 @@
 // TensorFlow, no Bazel (built by run.sh; device_check.sh runs it on a GPU
 // machine, then again under compute-sanitizer with --quick).
 //
-// 1. Correctness: LaunchResize and LaunchResizeGrad of bilinear_gpu_kernels.cu.h,
-//    the launchers the op calls, against the CPU math (ResizeRows,
-//    ResizeGradRows), bit for bit with any NaN matching any NaN, every buffer
-//    between guard zones (harness_buffers.h). Every forward dtype pair and
-//    gradient dtype the op registers on a GPU, over the CPU math test's
-//    matrix; denormal data, flushed for float (the kernels are built with
-//    -ftz=true, and TensorFlow runs the CPU math with FTZ and DAZ) and kept
-//    for double (a GPU does not flush double); NaN and infinities; a grid of
-//    many waves; grids past kMaxBlocks blocks, where each thread walks the
-//    grid-stride loop (1.1 and 2.2 GB of device memory); a 1x1 image's
-//    gradient; large down-sampling.
+// 1. Correctness: LaunchResize and LaunchResizeGrad of
+//    bilinear_gpu_kernels.cu.h, the launchers the op calls, against the CPU
+//    math (ResizeRows, ResizeGradRows), bit for bit with any NaN matching any
+//    NaN, every buffer between guard zones (harness_buffers.h). Every forward
+//    dtype pair and gradient dtype the op registers on a GPU, over the CPU math
+//    test's matrix and rows wide enough for the vector row grid; denormal data,
+//    flushed for float (the kernels are built with -ftz=true, and TensorFlow
+//    runs the CPU math with FTZ and DAZ) and kept for double (a GPU does not
+//    flush double); NaN and infinities; a grid of many waves; grids past
+//    kMaxBlocks blocks, where each thread walks the grid-stride loop (1.1 and
+//    2.2 GB of device memory); a 1x1 image's gradient; large down-sampling.
 // 2. Speed: benchmark shapes against a device-to-device cudaMemcpy of their
 //    output, in GB/s (bytes each must read and write once, per second).
 //
@@ -184,6 +184,34 @@ void CheckMatrices(bool quick, Table* table) {
                     c.Gradient<Float16>();
                     c.Gradient<Bfloat16>();
                   });
+  // The vector row grid (RowGridLanes), which no matrix geometry reaches (it
+  // needs rows of 128 groups of 4 or 2 channels), for every pair: also under
+  // --quick, so that compute-sanitizer sees its vector loads and stores.
+  const int64_t vector_shapes[][5] = {
+      // in_h, in_w, out_h, out_w, channels
+      {5, 7, 9, 130, 4},    // up-sampling: 130 groups of 4, 260 of 2
+      {9, 300, 4, 128, 4},  // down-sampling in width: exactly 128 groups of 4
+      {3, 1, 5, 64, 8},     // one input column, so x.lower == x.upper
+      {2, 3, 3, 32, 8},     // 128 groups of 2; 64 of 4 take one channel a thread
+  };
+  for (const auto& s : vector_shapes) {
+    ForEachAttrMode(2, s[0], s[1], s[2], s[3], s[4], [&](const ResizeGeometry& g) {
+      Cases c{g, "vector row grid " + ShapeName(g), table, &seed};
+      c.Forward<float, float>();
+      c.Forward<double, double>();
+      c.Forward<double, float>();
+      c.Forward<int8_t, float>();
+      c.Forward<uint8_t, float>();
+      c.Forward<int16_t, float>();
+      c.Forward<uint16_t, float>();
+      c.Forward<int32_t, float>();
+      c.Forward<int64_t, float>();
+      c.Forward<Float16, Float16>();
+      c.Forward<Float16, float>();
+      c.Forward<Bfloat16, Bfloat16>();
+      c.Forward<Bfloat16, float>();
+    });
+  }
 
   if (quick) {
     table->Note(
