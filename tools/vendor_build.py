@@ -5,7 +5,8 @@ Each rule of the workspace maps to the rule TensorFlow's own
 
   workspace (third_party/tf, native)   in-tree (tools/tf_macros.py says where from)
   tf_custom_op_library                 tf_custom_op_library (CUDA sources -> gpu_srcs)
-  tf_gpu_kernel_library, tf_cc_test,   the same macros
+  tf_gpu_kernel_library,               the same macros
+  tf_kernel_library, tf_cc_test,
   tf_cc_binary
   cc_library                           cc_library via //tensorflow/core/platform:rules_cc.bzl
   py_library                           py_strict_library
@@ -194,8 +195,8 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
             if xla:
                 out.append(_xla_library(call.name.split(".")[0] + "_xla",
                                         xla + _xla_support(xla, cpu, ctx), deps))
-        elif call.kind in ("tf_gpu_kernel_library", "tf_cc_test", "tf_cc_binary",
-                           "cc_library"):
+        elif call.kind in ("tf_gpu_kernel_library", "tf_kernel_library", "tf_cc_test",
+                           "tf_cc_binary", "cc_library"):
             new = dict(kwargs, deps=deps) if "deps" in kwargs or call.kind == "tf_cc_test" \
                 else dict(kwargs)
             out.append(OutCall(call.kind, new))

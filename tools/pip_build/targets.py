@@ -29,6 +29,10 @@ _MACROS_BZL = os.path.join("third_party", "tf", "tensorflow.bzl")
 # without changing this one, so it is refused rather than ignored.
 _OP_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "gpu_srcs", "deps", "copts",
                                    "linkopts", "visibility", "tags", "testonly"])
+# The arguments of a tf_kernel_library dependency this build reads or that do
+# not change its compiles (its sources compile with the macros' flags alone).
+_KERNEL_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "hdrs", "deps", "visibility",
+                                       "tags", "testonly", "alwayslink"])
 # cc_library arguments of a header-only dependency this build reads or that do
 # not change its compiles.
 _DEP_ARGUMENTS = frozenset(["name", "hdrs", "srcs", "textual_hdrs", "deps", "includes",
@@ -48,6 +52,9 @@ class OpLibrary:
     """One tf_custom_op_library, with paths relative to the workspace root."""
     path: str                 # tensorflow_ops/<op>/<name>.so, its place in the wheel
     srcs: List[str]           # C++ sources compiled with the macros' flags
+    kernel_srcs: List[str]    # sources of its tf_kernel_library deps: the macros'
+                              # flags without the library's copts, one object each
+                              # for every library that links them
     xla_srcs: List[str]       # *_xla.cc: compiled against tf2xla's headers too
     gpu_srcs: List[str]       # *.cu.cc: compiled by nvcc when CUDA is asked for
     copts: List[str]          # the call's copts, after the shared flags
@@ -159,32 +166,59 @@ class _Workspace:
             pending += [(d, target[0], target_where)
                         for d in _strings(call.kwargs.get("deps"), target_where, "deps")]
 
-    def dep_flags(self, deps: List[str], package: str, where: str) -> List[str]:
-        """-isystem and -D flags of the cc_library deps, transitively and in
-        Bazel's order (a target's before its deps')."""
+    def dependencies(self, deps: List[str], package: str,
+                     where: str) -> Tuple[List[str], List[str]]:
+        """The -isystem and -D flags of the cc_library deps, transitively and in
+        Bazel's order (a target's before its deps'), and the compiled sources of
+        the tf_kernel_library deps."""
         flags: List[str] = []
+        kernel_srcs: List[str] = []
         for dep in self.reachable(deps, package, where):
             call, dep_where, dep_package = dep.call, dep.where, dep.package
+            if call.kind == "tf_kernel_library":
+                kernel_srcs += self._kernel_sources(dep)
+                continue
             if call.kind != "cc_library":
                 raise TargetError(f"{dep.required_by}: dependency {dep.label} is a "
-                                  f"{call.kind}; the pip build takes cc_library deps only")
+                                  f"{call.kind}; the pip build takes cc_library and "
+                                  "tf_kernel_library deps only")
             unknown = sorted(set(call.kwargs) - _DEP_ARGUMENTS)
             if unknown:
                 raise TargetError(f"{dep_where}: {', '.join(unknown)} of a cc_library "
                                   "dependency is not supported by the pip build")
-            # Header-only libraries are all this workspace has; a compiled one
-            # would need the flags Bazel gives a plain cc_library, not the macros'.
+            # A compiled cc_library would need the flags Bazel gives a plain
+            # cc_library, not the macros'; compiled code goes in a tf_kernel_library.
             compiled = [s for s in build_file_reader.files_of(call.kwargs.get("srcs", []))
                         if not s.endswith(_HEADERS)]
             if compiled or call.kwargs.get("linkopts"):
                 raise TargetError(f"{dep_where}: a cc_library with sources or linkopts "
-                                  "is not supported by the pip build (header-only deps are)")
+                                  "is not supported by the pip build (header-only deps "
+                                  "are; compiled ones go in a tf_kernel_library)")
             for include in _strings(call.kwargs.get("includes"), dep_where, "includes"):
                 flags += ["-isystem", os.path.normpath(os.path.join(self.root, dep_package,
                                                                      include))]
             flags += ["-D" + d for d in _strings(call.kwargs.get("defines"), dep_where,
                                                  "defines")]
-        return flags
+        return flags, kernel_srcs
+
+    @staticmethod
+    def _kernel_sources(dep: _Reached) -> List[str]:
+        """The compiled sources of a tf_kernel_library, which compile with the
+        macros' flags alone (tensorflow.bzl), whatever links them."""
+        unknown = sorted(set(dep.call.kwargs) - _KERNEL_LIBRARY_ARGUMENTS)
+        if unknown or dep.call.positional:
+            raise TargetError(f"{dep.where}: {', '.join(unknown) or 'positional arguments'} "
+                              "of a tf_kernel_library is not supported by the pip build")
+        if dep.call.kwargs.get("alwayslink", 1) != 1:
+            raise TargetError(f"{dep.where}: a tf_kernel_library without alwayslink is "
+                              "not supported by the pip build (it links every object)")
+        sources = [os.path.join(dep.package, f) for f in
+                   _files(dep.call.kwargs.get("srcs"), dep.where, "srcs")]
+        odd = [s for s in sources if not s.endswith(_COMPILED + _HEADERS)]
+        if odd:
+            raise TargetError(f"{dep.where}: the pip build does not know how to build "
+                              f"{', '.join(odd)}")
+        return [s for s in sources if s.endswith(_COMPILED)]
 
 
 def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Call,
@@ -204,6 +238,8 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         raise TargetError(f"{where}: the pip build does not know how to build "
                           f"{', '.join(odd)}")
     compiled = [s for s in sources if s.endswith(_COMPILED)]
+    dep_flags, kernel_srcs = workspace.dependencies(
+        _strings(call.kwargs.get("deps"), where, "deps"), package, where)
     return OpLibrary(
         path=os.path.join(package, call.name),
         srcs=[s for s in compiled if not s.endswith(xla_suffix)],
@@ -211,8 +247,8 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         gpu_srcs=[s for s in gpu if s.endswith(".cu.cc")],
         copts=_flags(call.kwargs.get("copts"), where, "copts"),
         linkopts=_flags(call.kwargs.get("linkopts"), where, "linkopts"),
-        dep_flags=workspace.dep_flags(_strings(call.kwargs.get("deps"), where, "deps"),
-                                      package, where),
+        dep_flags=dep_flags,
+        kernel_srcs=kernel_srcs,
     )
 
 

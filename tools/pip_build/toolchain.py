@@ -89,10 +89,14 @@ class Toolchain:
                 ["-isystem", self.tensorflow["include_dir"]])
 
     def compile_command(self, library: OpLibrary, source: str, output: str) -> List[str]:
-        """A C++ source of an op library, as tf_custom_op_library compiles it;
-        XLA sources also see tf2xla's third-party headers (tf_xla_header_lib)."""
-        command = (self.cxx + COMPILATION_MODE_OPT + PIC + self.tf_copts() +
-                   library.copts + self._includes(library))
+        """A C++ source of an op library, as tf_custom_op_library (or, for its
+        kernel_srcs, tf_kernel_library) compiles it; XLA sources also see
+        tf2xla's third-party headers (tf_xla_header_lib)."""
+        # A tf_kernel_library's sources get the macros' flags, not the copts
+        # of the library that links them.
+        copts = [] if source in library.kernel_srcs else library.copts
+        command = (self.cxx + COMPILATION_MODE_OPT + PIC + self.tf_copts() + copts +
+                   self._includes(library))
         if source in library.xla_srcs:
             if self.xla_include_dir is None:
                 raise TargetError(f"{source}: XLA kernels need the headers "
