@@ -21,6 +21,8 @@ import sys
 import tempfile
 from typing import Collection, Dict, List, Optional, Tuple
 
+from elftools.elf.elffile import ELFFile
+
 import tensorflow_ops
 from tensorflow_ops import library_loader
 
@@ -91,10 +93,22 @@ def declared_op_libraries(workspace: str) -> List[str]:
     return sorted(declared)
 
 
+def links_tensorflow(library_path: str) -> bool:
+    """Whether the library needs libtensorflow_framework (an op library does;
+    a JAX FFI library, which links nothing of TensorFlow, does not)."""
+    with open(library_path, "rb") as library_file:
+        dynamic = ELFFile(library_file).get_section_by_name(".dynamic")
+        needed = [tag.needed for tag in dynamic.iter_tags()
+                  if tag.entry.d_tag == "DT_NEEDED"] if dynamic else []
+    return any(name.startswith("libtensorflow_framework.so") for name in needed)
+
+
 def built_against(staging_dir: str, libraries: List[str]) -> str:
-    """The TensorFlow version that every op library records; they must agree."""
+    """The TensorFlow version that every op library records; they must agree.
+    Libraries that link nothing of TensorFlow (JAX FFI libraries) record none."""
     versions = {path: library_loader.built_against(os.path.join(staging_dir, path))
-                for path in libraries}
+                for path in libraries
+                if links_tensorflow(os.path.join(staging_dir, path))}
     if len(set(versions.values())) != 1 or None in versions.values():
         raise SystemExit(f"Op libraries disagree on their TensorFlow version: {versions}")
     return next(iter(versions.values()))

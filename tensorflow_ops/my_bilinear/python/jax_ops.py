@@ -24,15 +24,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tensorflow_ops.library_loader import find_library
+from tensorflow_ops import library_loader
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARY_NAME = "my_bilinear_jax_ffi.so"
 BUILD_TARGET = "//tensorflow_ops/my_bilinear:my_bilinear_jax_ffi.so"
 
 # XLA's names of the handlers; the library's symbols (cc/jax) for each platform.
-RESIZE_TARGET = "tensorflow_ops_my_bilinear"
-RESIZE_GRAD_TARGET = "tensorflow_ops_my_bilinear_grad"
+RESIZE_TARGET = "MyBilinear"
+RESIZE_GRAD_TARGET = "MyBilinearGrad"
 _SYMBOLS = {
     "cpu": ("MyBilinearFfi", "MyBilinearGradFfi"),
     "CUDA": ("MyBilinearFfiCuda", "MyBilinearGradFfiCuda"),
@@ -53,7 +53,7 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 def _register_handlers() -> Tuple[str, ...]:
     """Loads the FFI library and registers its handlers; returns the platforms
     registered (CUDA only where the library was built with --config=cuda)."""
-    path = find_library(LIBRARY_NAME, _PACKAGE_DIR, BUILD_TARGET)
+    path = library_loader.find_library("my_bilinear_jax_ffi.so", _PACKAGE_DIR, BUILD_TARGET)
     try:
         library = ctypes.cdll.LoadLibrary(path)
     except OSError as error:
