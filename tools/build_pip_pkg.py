@@ -37,7 +37,8 @@ TENSORFLOW_LIBRARIES = frozenset(["libtensorflow_framework.so.2", "libtensorflow
 _TEST_ONLY = re.compile(r"_test\.py$")
 
 # How an op library is declared in a BUILD file.
-_OP_LIBRARY_RULE = re.compile(r"tf_custom_op_library\(\s*name\s*=\s*\"([^\"]+)\"")
+_OP_LIBRARY_RULE = re.compile(
+    r"(?:tf_custom_op_library|jax_ffi_library)\(\s*name\s*=\s*\"([^\"]+)\"")
 
 
 def stage_package(staging_dir: str, package_dir: Optional[str] = None,
@@ -80,8 +81,9 @@ NOT_SHIPPED = ("tensorflow_ops/op_template",)
 
 
 def declared_op_libraries(workspace: str) -> List[str]:
-    """Every tf_custom_op_library under tensorflow_ops/ of the source tree that
-    the wheel ships, as paths like tensorflow_ops/my_bilinear/my_bilinear_op.so."""
+    """Every tf_custom_op_library and jax_ffi_library under tensorflow_ops/ of
+    the source tree that the wheel ships, as paths like
+    tensorflow_ops/my_bilinear/my_bilinear_op.so."""
     declared = []
     for folder, _, files in os.walk(os.path.join(workspace, "tensorflow_ops")):
         if "BUILD" not in files or os.path.relpath(folder, workspace) in NOT_SHIPPED:

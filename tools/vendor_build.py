@@ -12,8 +12,8 @@ Each rule of the workspace maps to the rule TensorFlow's own
   py_library                           py_strict_library
   py_test                              cuda_py_test when the op has GPU kernels,
                                        tf_py_test otherwise (as multiplex_2 / _1 do)
-  jax_ffi_library                      left out (with its labels in `data`); the
-                                       JAX tests are tagged manual
+  jax_ffi_library, the JAX py_library  left out, with their labels in deps and
+  and py_test targets                  data (JAX is not part of TensorFlow's tree)
 
 XLA kernels (`*_xla.cc`, in any rule or argument) cannot go into a
 tf_custom_op_library: its check_deps forbids //tensorflow/core:framework, which
@@ -50,15 +50,22 @@ XLA_DEPS = [
 DROPPED_DEPS_PREFIXES = ("@local_config_tf//", "@local_config_cuda//")
 # Rules copied as they are.
 PASS_THROUGH = {"filegroup"}
-# Libraries a TensorFlow tree does not build: JAX's FFI libraries need jaxlib's
-# headers and serve JAX, not TensorFlow. They are left out, with their labels in
-# `data`, and the Python tests of JAX (a source with "jax" in its name) are
-# generated tagged "manual".
+# What a TensorFlow tree does not build: JAX's FFI libraries (they need jaxlib's
+# headers and serve JAX, not TensorFlow) and the Python targets of JAX (a
+# py_library or py_test with a source whose name has "jax" in it). They are
+# left out, and so are their labels in the deps and data of the others.
 DROPPED_RULES = {"jax_ffi_library"}
-JAX_TEST_MARK = "jax"
-JAX_TEST_COMMENT = (
-    "Needs JAX and the op's JAX FFI library, which the TensorFlow tree does not\n"
-    "build (the workspace's jax_ffi_library): tagged manual.")
+JAX_MARK = "jax"
+
+
+def _is_dropped(call: build_file_reader.Call) -> bool:
+    if call.kind in DROPPED_RULES:
+        return True
+    srcs = build_file_reader.files_of(call.kwargs.get("srcs", []))
+    return call.kind in ("py_library", "py_test") and any(
+        JAX_MARK in os.path.basename(src) for src in srcs)
+
+
 # Calls that declare no target.
 PACKAGE_CALLS = {"package", "licenses", "exports_files"}
 
@@ -116,12 +123,14 @@ def _python_deps(srcs: List[str], ctx: Context) -> List[str]:
     return sorted(deps)
 
 
-def _without_data(kwargs: Dict[str, Any], dropped: set) -> Dict[str, Any]:
-    """`kwargs` without the labels of dropped targets in its `data`."""
-    data = kwargs.get("data")
-    if not dropped or not isinstance(data, (list, tuple)):
-        return kwargs
-    return dict(kwargs, data=[d for d in data if d not in dropped])
+def _without_labels(kwargs: Dict[str, Any], dropped: set) -> Dict[str, Any]:
+    """`kwargs` without the labels of dropped targets in its deps and data."""
+    kept = dict(kwargs)
+    for argument in ("deps", "data"):
+        value = kwargs.get(argument)
+        if dropped and isinstance(value, (list, tuple)):
+            kept[argument] = [label for label in value if label not in dropped]
+    return kept
 
 
 def _keep(kwargs: Dict[str, Any], names) -> Dict[str, Any]:
@@ -193,14 +202,14 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
     """The in-tree calls for the op folder's calls, in the same order."""
     ctx.has_gpu = any(_split_sources(c, ctx)[1] for c in calls
                       if c.kind == "tf_custom_op_library")
-    dropped = {":" + c.name for c in calls if c.kind in DROPPED_RULES}
+    dropped = {":" + c.name for c in calls if _is_dropped(c)}
     out: List[OutCall] = []
     for call in calls:
         where = f"{ctx.op_dir}/BUILD:{call.line} ({call.kind} {call.name})"
-        kwargs = _without_data(call.kwargs, dropped)
-        deps = _map_deps(kwargs.get("deps"), ctx, where)
-        if call.kind in DROPPED_RULES:
+        if _is_dropped(call):
             continue
+        kwargs = _without_labels(call.kwargs, dropped)
+        deps = _map_deps(kwargs.get("deps"), ctx, where)
         if call.kind in PACKAGE_CALLS:
             out.append(OutCall(call.kind, kwargs, positional=call.positional))
         elif call.kind == "tf_custom_op_library":
@@ -237,9 +246,6 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
             if any(XLA_TEST_MARK in os.path.basename(src) for src in srcs):
                 new["tags"] = sorted(set(list(new.get("tags", [])) + ["manual"]))
                 comment = XLA_TEST_COMMENT
-            elif any(JAX_TEST_MARK in os.path.basename(src) for src in srcs):
-                new["tags"] = sorted(set(list(new.get("tags", [])) + ["manual"]))
-                comment = JAX_TEST_COMMENT
             out.append(OutCall("cuda_py_test" if ctx.has_gpu else "tf_py_test", new,
                                comment))
         elif call.kind in PASS_THROUGH:

@@ -57,6 +57,15 @@ def _objects(tools: toolchains.Toolchain, build_dir: str,
     return [_object(build_dir, library, s) for s in sources]
 
 
+def _write_version_script(library: targets.OpLibrary, cuda: bool, path: str) -> None:
+    """jax_ffi_library's version script: only the handlers are exported."""
+    symbols = library.handlers + (library.gpu_handlers if cuda else [])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as script:
+        script.write("{\n  global:\n" + "".join(f"    {s};\n" for s in symbols) +
+                     "  local:\n    *;\n};\n")
+
+
 def _build_info_step(tools: toolchains.Toolchain, build_dir: str) -> compiler.Step:
     """@local_config_tf//:build_info, generated from the same function as
     tf_configure.bzl's (build_flags.bzl); rewritten only when it changes, so
@@ -94,7 +103,11 @@ def build_libraries(root: str, build_dir: str, cuda: bool, jobs: int) -> Dict[st
     built = {}
     for library in libraries:
         output = os.path.join(build_dir, "lib", library.path)
-        objects = _objects(tools, build_dir, library) + [build_info.output]
+        objects = _objects(tools, build_dir, library)
+        if library.is_jax_ffi:
+            _write_version_script(library, tools.cuda is not None, output + ".lds")
+        else:
+            objects.append(build_info.output)
         links.append(compiler.Step("link " + library.path,
                                    tools.link_command(library, objects, output), output,
                                    depfile=False))

@@ -11,24 +11,27 @@ import ast
 import dataclasses
 import os
 import shlex
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from tools import build_file_reader
 
 # Dependencies the TensorFlow and CUDA flags stand for (tf_custom_op_library
 # adds them itself; a BUILD file may name them too).
-_PROVIDED_BY_FLAGS = ("@local_config_tf//", "@local_config_cuda//")
+_PROVIDED_BY_FLAGS = ("@local_config_tf//", "@local_config_cuda//", "@local_config_jax//")
 _OP_PACKAGES_BZL = os.path.join("tensorflow_ops", "op_packages.bzl")
 # The macros' .bzl: a call of a symbol loaded from it under another name (an
 # alias) is still that macro, and would otherwise be skipped unseen.
 _MACROS_LABEL = "//third_party/tf:tensorflow.bzl"
 _MACROS_BZL = os.path.join("third_party", "tf", "tensorflow.bzl")
+_JAX_MACROS_LABEL = "//third_party/jax:jax.bzl"
 
 # The arguments of tf_custom_op_library this build reads; any other (cc_binary's
 # defines, local_defines, includes, features, ...) would change Bazel's library
 # without changing this one, so it is refused rather than ignored.
 _OP_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "gpu_srcs", "deps", "copts",
                                    "linkopts", "visibility", "tags", "testonly"])
+# The same for jax_ffi_library (third_party/jax/jax.bzl).
+_FFI_LIBRARY_ARGUMENTS = _OP_LIBRARY_ARGUMENTS | {"handlers", "gpu_handlers"}
 # The arguments of a tf_kernel_library dependency this build reads or that do
 # not change its compiles (its sources compile with the macros' flags alone).
 _KERNEL_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "hdrs", "deps", "visibility",
@@ -60,6 +63,15 @@ class OpLibrary:
     copts: List[str]          # the call's copts, after the shared flags
     linkopts: List[str]
     dep_flags: List[str]      # -isystem and -D of the cc_library deps
+    # A JAX FFI library (jax_ffi_library): the handler symbols it exports, on
+    # the CPU and with CUDA; None for a TensorFlow op library.
+    handlers: Optional[List[str]] = None
+    gpu_handlers: Optional[List[str]] = None
+
+    @property
+    def is_jax_ffi(self) -> bool:
+        """Whether it is a JAX FFI library, which links nothing of TensorFlow."""
+        return self.handlers is not None
 
     @property
     def links_xla(self) -> bool:
@@ -223,8 +235,10 @@ class _Workspace:
 
 def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Call,
                 xla_suffix: str) -> OpLibrary:
-    where = f"{package}/BUILD:{call.line} (tf_custom_op_library {call.name})"
-    unknown = sorted(set(call.kwargs) - _OP_LIBRARY_ARGUMENTS)
+    where = f"{package}/BUILD:{call.line} ({call.kind} {call.name})"
+    ffi = call.kind == "jax_ffi_library"
+    unknown = sorted(set(call.kwargs) - (_FFI_LIBRARY_ARGUMENTS if ffi else
+                                         _OP_LIBRARY_ARGUMENTS))
     if unknown or call.positional:
         raise TargetError(f"{where}: {', '.join(unknown) or 'positional arguments'} "
                           "not supported by the pip build")
@@ -249,6 +263,9 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         linkopts=_flags(call.kwargs.get("linkopts"), where, "linkopts"),
         dep_flags=dep_flags,
         kernel_srcs=kernel_srcs,
+        handlers=_strings(call.kwargs.get("handlers"), where, "handlers") if ffi else None,
+        gpu_handlers=(_strings(call.kwargs.get("gpu_handlers"), where, "gpu_handlers")
+                      if ffi else None),
     )
 
 
@@ -263,7 +280,8 @@ def _macro_names(root: str) -> frozenset:
 
 
 def op_libraries(root: str, xla_suffix: str) -> List[OpLibrary]:
-    """Every tf_custom_op_library of the op packages the wheel ships."""
+    """Every tf_custom_op_library and jax_ffi_library of the op packages the
+    wheel ships."""
     workspace = _Workspace(root)
     macros = _macro_names(root)
     libraries = []
@@ -274,7 +292,8 @@ def op_libraries(root: str, xla_suffix: str) -> List[OpLibrary]:
                 raise TargetError(f"{package}/BUILD:{call.line}: {call.kind} is loaded "
                                   f"from {_MACROS_LABEL} under another name; load the "
                                   "macro under its own name for the pip build")
-            if call.kind == "tf_custom_op_library":
+            if call.kind == "tf_custom_op_library" or (
+                    call.kind == "jax_ffi_library" and call.loaded_from == _JAX_MACROS_LABEL):
                 libraries.append(_op_library(workspace, package, call, xla_suffix))
     return libraries
 
