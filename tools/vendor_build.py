@@ -51,19 +51,25 @@ DROPPED_DEPS_PREFIXES = ("@local_config_tf//", "@local_config_cuda//")
 # Rules copied as they are.
 PASS_THROUGH = {"filegroup"}
 # What a TensorFlow tree does not build: JAX's FFI libraries (they need jaxlib's
-# headers and serve JAX, not TensorFlow) and the Python targets of JAX (a
-# py_library or py_test with a source whose name has "jax" in it). They are
-# left out, and so are their labels in the deps and data of the others.
+# headers and serve JAX, not TensorFlow), the Python targets that ship one in
+# `data`, and the Python targets of JAX (every source's name has "jax" in it).
+# They are left out, and so are their labels in the deps and data of the others.
 DROPPED_RULES = {"jax_ffi_library"}
 JAX_MARK = "jax"
 
 
-def _is_dropped(call: build_file_reader.Call) -> bool:
-    if call.kind in DROPPED_RULES:
-        return True
-    srcs = build_file_reader.files_of(call.kwargs.get("srcs", []))
-    return call.kind in ("py_library", "py_test") and any(
-        JAX_MARK in os.path.basename(src) for src in srcs)
+def _dropped_targets(calls: List[build_file_reader.Call]) -> set:
+    """The labels (":name") of the calls left out of the tree."""
+    dropped = {":" + c.name for c in calls if c.kind in DROPPED_RULES}
+    for call in calls:
+        if call.kind not in ("py_library", "py_test"):
+            continue
+        srcs = build_file_reader.files_of(call.kwargs.get("srcs", []))
+        data = call.kwargs.get("data") or []
+        if (srcs and all(JAX_MARK in os.path.basename(src) for src in srcs)) or (
+                isinstance(data, (list, tuple)) and dropped & set(data)):
+            dropped.add(":" + call.name)
+    return dropped
 
 
 # Calls that declare no target.
@@ -202,11 +208,11 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
     """The in-tree calls for the op folder's calls, in the same order."""
     ctx.has_gpu = any(_split_sources(c, ctx)[1] for c in calls
                       if c.kind == "tf_custom_op_library")
-    dropped = {":" + c.name for c in calls if _is_dropped(c)}
+    dropped = _dropped_targets(calls)
     out: List[OutCall] = []
     for call in calls:
         where = f"{ctx.op_dir}/BUILD:{call.line} ({call.kind} {call.name})"
-        if _is_dropped(call):
+        if ":" + call.name in dropped:
             continue
         kwargs = _without_labels(call.kwargs, dropped)
         deps = _map_deps(kwargs.get("deps"), ctx, where)
