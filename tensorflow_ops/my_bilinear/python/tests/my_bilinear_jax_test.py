@@ -173,8 +173,10 @@ class TransformBitsTest(test_util.TestCase):
         moved = np.moveaxis(self.stack, 0, 2)  # the vmapped axis inside
         self.assertEqual(_bits(jax.vmap(self.resize, in_axes=2)(moved)),
                          _bits(np.stack(each)))
-        nested = jax.jit(jax.vmap(jax.vmap(self.resize)))(self.stack[None])
-        self.assertEqual(_bits(nested[0]), _bits(np.stack(each)))
+        # Both vmapped axes longer than 1, so that each must be folded in.
+        nested = jax.jit(jax.vmap(jax.vmap(self.resize)))(
+            np.stack([self.stack, self.stack[::-1]]))
+        self.assertEqual(_bits(nested), _bits(np.stack([each, each[::-1]])))
 
     def test_vmap_of_the_gradient(self):
         loss = lambda x: jnp.sum(self.resize(x) ** 3)  # noqa: E731
