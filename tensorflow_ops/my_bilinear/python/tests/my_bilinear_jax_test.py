@@ -207,6 +207,13 @@ class ErrorsTest(test_util.TestCase):
             with self.assertRaises(ValueError) as caught:
                 jax_ops.my_bilinear(images, (2, 2))
             self.assertEqual(str(caught.exception), expected)
+            # The handler's own check, where the result is not empty (XLA
+            # runs no handler for an empty one).
+            out_shape = (*images.shape[:-3], 2, 2, images.shape[-1])
+            if np.prod(out_shape) > 0:
+                with self.assertRaises(jax.errors.JaxRuntimeError) as caught:
+                    jax.block_until_ready(_raw_resize(images, out_shape, jnp.float32))
+                self.assertEqual(str(caught.exception), "INVALID_ARGUMENT: " + expected)
 
     def test_size_and_flag_errors(self):
         images = np.zeros((1, 2, 2, 1), np.float32)
