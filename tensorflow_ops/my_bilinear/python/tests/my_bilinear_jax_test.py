@@ -235,6 +235,10 @@ class ErrorsTest(test_util.TestCase):
             jax_ops.my_bilinear(images, (2, 3), 1)
         with self.assertRaisesRegex(TypeError, "got complex64"):
             jax_ops.my_bilinear(images.astype(np.complex64), (2, 3))
+        # An empty batch of the largest sizes is an empty result, not an
+        # overflow (XLA aborts on a result shape whose size overflows).
+        empty = jax_ops.my_bilinear(np.zeros((0, 2, 2, 3), np.float32), (2**31 - 1,) * 2)
+        self.assertEqual(empty.shape, (0, 2**31 - 1, 2**31 - 1, 3))
         big = jax.ShapeDtypeStruct((2**20, 1, 1, 2**20), jnp.float32)
         with self.assertRaisesRegex(ValueError, "overflows 64-bit sizes"):
             jax.eval_shape(lambda x: jax_ops.my_bilinear(x, (2**20, 2**20)), big)
