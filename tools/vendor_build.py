@@ -12,8 +12,9 @@ Each rule of the workspace maps to the rule TensorFlow's own
   py_library                           py_strict_library
   py_test                              cuda_py_test when the op has GPU kernels,
                                        tf_py_test otherwise (as multiplex_2 / _1 do)
-  jax_ffi_library, the JAX py_library  left out, with their labels in deps and
-  and py_test targets                  data (JAX is not part of TensorFlow's tree)
+  targets tagged workspace_only        left out (tools/vendor_into_tf.py), with
+  (the JAX FFI library, jax_ops and    their labels in the deps and data of the
+  their tests)                         others: a TensorFlow tree has no jaxlib
 
 XLA kernels (`*_xla.cc`, in any rule or argument) cannot go into a
 tf_custom_op_library: its check_deps forbids //tensorflow/core:framework, which
@@ -24,7 +25,7 @@ the tf2xla targets, linked into TensorFlow like tensorflow/core/tpu/kernels/xla.
 import dataclasses
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from tools import build_file_reader
 from tools import tf_macros
@@ -50,28 +51,6 @@ XLA_DEPS = [
 DROPPED_DEPS_PREFIXES = ("@local_config_tf//", "@local_config_cuda//")
 # Rules copied as they are.
 PASS_THROUGH = {"filegroup"}
-# What a TensorFlow tree does not build: JAX's FFI libraries (they need jaxlib's
-# headers and serve JAX, not TensorFlow), the Python targets that ship one in
-# `data`, and the Python targets of JAX (every source's name has "jax" in it).
-# They are left out, and so are their labels in the deps and data of the others.
-DROPPED_RULES = {"jax_ffi_library"}
-JAX_MARK = "jax"
-
-
-def _dropped_targets(calls: List[build_file_reader.Call]) -> set:
-    """The labels (":name") of the calls left out of the tree."""
-    dropped = {":" + c.name for c in calls if c.kind in DROPPED_RULES}
-    for call in calls:
-        if call.kind not in ("py_library", "py_test"):
-            continue
-        srcs = build_file_reader.files_of(call.kwargs.get("srcs", []))
-        data = call.kwargs.get("data") or []
-        if (srcs and all(JAX_MARK in os.path.basename(src) for src in srcs)) or (
-                isinstance(data, (list, tuple)) and dropped & set(data)):
-            dropped.add(":" + call.name)
-    return dropped
-
-
 # Calls that declare no target.
 PACKAGE_CALLS = {"package", "licenses", "exports_files"}
 
@@ -94,6 +73,9 @@ class Context:
     has_gpu: bool = False
     # C++ file -> the files of the op folder it includes (paths in the op folder).
     includes: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    # Labels (":name") of the targets left out (workspace-only), to drop from
+    # the deps and data of the others.
+    dropped: Set[str] = dataclasses.field(default_factory=set)
 
 
 def _is_cuda(path: str) -> bool:
@@ -208,13 +190,10 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
     """The in-tree calls for the op folder's calls, in the same order."""
     ctx.has_gpu = any(_split_sources(c, ctx)[1] for c in calls
                       if c.kind == "tf_custom_op_library")
-    dropped = _dropped_targets(calls)
     out: List[OutCall] = []
     for call in calls:
         where = f"{ctx.op_dir}/BUILD:{call.line} ({call.kind} {call.name})"
-        if ":" + call.name in dropped:
-            continue
-        kwargs = _without_labels(call.kwargs, dropped)
+        kwargs = _without_labels(call.kwargs, ctx.dropped)
         deps = _map_deps(kwargs.get("deps"), ctx, where)
         if call.kind in PACKAGE_CALLS:
             out.append(OutCall(call.kind, kwargs, positional=call.positional))

@@ -4,6 +4,8 @@ prints what it saw as one JSON line.
 
     python -m tensorflow_ops.my_bilinear.python.tests.jax_keras_probe train DIR
     python -m tensorflow_ops.my_bilinear.python.tests.jax_keras_probe load DIR
+
+`load` runs on whichever backend KERAS_BACKEND names.
 """
 
 import json
@@ -79,7 +81,8 @@ def load(folder: str) -> Dict[str, Any]:
     return {"backend": keras.backend.backend(),
             "layer_config": {k: layer.get_config()[k] for k in
                              ("target_size", "align_corners", "half_pixel_centers")},
-            "same_bits": np.asarray(model(images)).tobytes() == expected.tobytes()}
+            "same_bits": np.asarray(model(images)).tobytes() == expected.tobytes(),
+            "max_difference": float(np.max(np.abs(np.asarray(model(images)) - expected)))}
 
 
 def main() -> None:

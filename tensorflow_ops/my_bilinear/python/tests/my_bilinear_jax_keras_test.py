@@ -1,8 +1,8 @@
 """MyBilinearLayer on Keras's JAX backend, in child processes (Keras fixes its
 backend on import): it trains to keras.layers.Resizing's loss curve, with and
 without jit_compile and under mixed precision, and a .keras file of it loads
-in a fresh process with the same bits. The TensorFlow op library is never
-loaded there."""
+in a fresh process with the same bits (and on the TensorFlow backend). The
+TensorFlow op library is never loaded on the JAX backend."""
 
 import json
 import os
@@ -15,8 +15,8 @@ from typing import Any, Dict
 import numpy as np
 
 
-def _probe(mode: str, folder: str) -> Dict[str, Any]:
-    env = dict(os.environ, KERAS_BACKEND="jax", PYTHONPATH=os.pathsep.join(sys.path))
+def _probe(mode: str, folder: str, backend: str = "jax") -> Dict[str, Any]:
+    env = dict(os.environ, KERAS_BACKEND=backend, PYTHONPATH=os.pathsep.join(sys.path))
     result = subprocess.run(
         [sys.executable, "-m", "tensorflow_ops.my_bilinear.python.tests.jax_keras_probe",
          mode, folder], env=env, capture_output=True, text=True, check=False)
@@ -32,6 +32,7 @@ class JaxKerasTest(unittest.TestCase):
         cls.folder = tempfile.mkdtemp()
         cls.trained = _probe("train", cls.folder)
         cls.loaded = _probe("load", cls.folder)
+        cls.loaded_by_tensorflow = _probe("load", cls.folder, backend="tensorflow")
 
     def test_runs_on_jax_without_tensorflow(self):
         # Keras itself imports TensorFlow where it is installed (its
@@ -63,6 +64,15 @@ class JaxKerasTest(unittest.TestCase):
         self.assertTrue(self.loaded["same_bits"])
         self.assertEqual(self.loaded["layer_config"], {
             "target_size": [16, 12], "align_corners": False, "half_pixel_centers": True})
+
+
+    def test_keras_file_loads_on_the_tensorflow_backend(self):
+        # The same layer, config and math; the convolutions around it are
+        # TensorFlow's there, so only float rounding may differ.
+        facts = self.loaded_by_tensorflow
+        self.assertEqual(facts["backend"], "tensorflow")
+        self.assertEqual(facts["layer_config"], self.loaded["layer_config"])
+        self.assertLess(facts["max_difference"], 1e-5)
 
 
 if __name__ == "__main__":

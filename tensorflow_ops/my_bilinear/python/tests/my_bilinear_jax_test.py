@@ -173,8 +173,10 @@ class TransformBitsTest(test_util.TestCase):
         moved = np.moveaxis(self.stack, 0, 2)  # the vmapped axis inside
         self.assertEqual(_bits(jax.vmap(self.resize, in_axes=2)(moved)),
                          _bits(np.stack(each)))
-        nested = jax.jit(jax.vmap(jax.vmap(self.resize)))(self.stack[None])
-        self.assertEqual(_bits(nested[0]), _bits(np.stack(each)))
+        # Both vmapped axes longer than 1, so that each must be folded in.
+        nested = jax.jit(jax.vmap(jax.vmap(self.resize)))(
+            np.stack([self.stack, self.stack[::-1]]))
+        self.assertEqual(_bits(nested), _bits(np.stack([each, each[::-1]])))
 
     def test_vmap_of_the_gradient(self):
         loss = lambda x: jnp.sum(self.resize(x) ** 3)  # noqa: E731
@@ -205,6 +207,13 @@ class ErrorsTest(test_util.TestCase):
             with self.assertRaises(ValueError) as caught:
                 jax_ops.my_bilinear(images, (2, 2))
             self.assertEqual(str(caught.exception), expected)
+            # The handler's own check, where the result is not empty (XLA
+            # runs no handler for an empty one).
+            out_shape = (*images.shape[:-3], 2, 2, images.shape[-1])
+            if np.prod(out_shape) > 0:
+                with self.assertRaises(jax.errors.JaxRuntimeError) as caught:
+                    jax.block_until_ready(_raw_resize(images, out_shape, jnp.float32))
+                self.assertEqual(str(caught.exception), "INVALID_ARGUMENT: " + expected)
 
     def test_size_and_flag_errors(self):
         images = np.zeros((1, 2, 2, 1), np.float32)
@@ -226,6 +235,10 @@ class ErrorsTest(test_util.TestCase):
             jax_ops.my_bilinear(images, (2, 3), 1)
         with self.assertRaisesRegex(TypeError, "got complex64"):
             jax_ops.my_bilinear(images.astype(np.complex64), (2, 3))
+        # An empty batch of the largest sizes is an empty result, not an
+        # overflow (XLA aborts on a result shape whose size overflows).
+        empty = jax_ops.my_bilinear(np.zeros((0, 2, 2, 3), np.float32), (2**31 - 1,) * 2)
+        self.assertEqual(empty.shape, (0, 2**31 - 1, 2**31 - 1, 3))
         big = jax.ShapeDtypeStruct((2**20, 1, 1, 2**20), jnp.float32)
         with self.assertRaisesRegex(ValueError, "overflows 64-bit sizes"):
             jax.eval_shape(lambda x: jax_ops.my_bilinear(x, (2**20, 2**20)), big)
