@@ -1,12 +1,14 @@
 """MyBilinear and MyBilinearGrad for JAX, through XLA's FFI.
 
-    from tensorflow_ops.my_bilinear import jax_ops
+    import tensorflow_ops.my_bilinear.jax_ops as jax_ops
     resized = jax_ops.my_bilinear(images, (64, 48), align_corners=False,
                                   half_pixel_centers=True)
 
 The handlers (cc/jax/my_bilinear_ffi.cc) run the same compiled math as the
 TensorFlow CPU kernels, so the results are the same bits. This module imports
-no TensorFlow: it finds my_bilinear_jax_ffi.so where the op library is found
+no TensorFlow (imported as above; `from tensorflow_ops.my_bilinear import
+jax_ops` runs the package's __init__ in full first, TensorFlow included): it
+finds my_bilinear_jax_ffi.so where the op library is found
 (library_loader.find_library) and registers its handlers with XLA on import.
 
 Both functions are linear in their array argument and each is the other's
