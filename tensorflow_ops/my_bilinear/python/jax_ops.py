@@ -1,12 +1,14 @@
 """MyBilinear and MyBilinearGrad for JAX, through XLA's FFI.
 
-    from tensorflow_ops.my_bilinear import jax_ops
+    import tensorflow_ops.my_bilinear.jax_ops as jax_ops
     resized = jax_ops.my_bilinear(images, (64, 48), align_corners=False,
                                   half_pixel_centers=True)
 
 The handlers (cc/jax/my_bilinear_ffi.cc) run the same compiled math as the
 TensorFlow CPU kernels, so the results are the same bits. This module imports
-no TensorFlow: it finds my_bilinear_jax_ffi.so where the op library is found
+no TensorFlow (imported as above; `from tensorflow_ops.my_bilinear import
+jax_ops` runs the package's __init__ in full first, TensorFlow included): it
+finds my_bilinear_jax_ffi.so where the op library is found
 (library_loader.find_library) and registers its handlers with XLA on import.
 
 Both functions are linear in their array argument and each is the other's
@@ -136,14 +138,39 @@ def result_dtype(images_dtype: Any) -> np.dtype:
     return dtype if dtype in FLOAT_DTYPES else np.dtype("float32")
 
 
+def _check_result_bytes(out_shape: Tuple[int, ...], out_dtype: Any) -> None:
+    """Refuses a result whose bytes overflow int64, which XLA aborts the process
+    on (an unchecked StatusOr) rather than reporting."""
+    size = np.dtype(out_dtype).itemsize
+    for dim in out_shape:
+        size *= int(dim)
+    if size > _INT64_MAX:
+        raise ValueError(f"output shape {_shape_string(out_shape)} overflows 64-bit "
+                         "sizes")
+
+
 def _ffi_call(target: str, operand: jax.Array, out_shape: Tuple[int, ...],
               out_dtype: Any, align_corners: bool, half_pixel_centers: bool) -> jax.Array:
-    # broadcast_all: under jax.vmap the handler gets the operand and result
-    # with the vmapped axes first, and folds them into the batch.
-    call = jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(out_shape, out_dtype),
-                            vmap_method="broadcast_all")
-    return call(operand, align_corners=np.bool_(align_corners),
-                half_pixel_centers=np.bool_(half_pixel_centers))
+    """The handler on `operand`. Under jax.vmap the handler gets the operand and
+    result with the vmapped axes first, and folds them into the batch; the rule
+    checks the batched result's size, which the vmapped axes multiply past
+    what my_bilinear checked."""
+    _check_result_bytes(out_shape, out_dtype)
+
+    @jax.custom_batching.custom_vmap
+    def call(operand):
+        return jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(out_shape, out_dtype))(
+            operand, align_corners=np.bool_(align_corners),
+            half_pixel_centers=np.bool_(half_pixel_centers))
+
+    @call.def_vmap
+    def _batched(axis_size, in_batched, operand):
+        if not in_batched[0]:
+            operand = jnp.broadcast_to(operand, (axis_size, *operand.shape))
+        return _ffi_call(target, operand, (axis_size, *out_shape), out_dtype,
+                         align_corners, half_pixel_centers), True
+
+    return call(operand)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3))

@@ -242,6 +242,12 @@ class ErrorsTest(test_util.TestCase):
         big = jax.ShapeDtypeStruct((2**20, 1, 1, 2**20), jnp.float32)
         with self.assertRaisesRegex(ValueError, "overflows 64-bit sizes"):
             jax.eval_shape(lambda x: jax_ops.my_bilinear(x, (2**20, 2**20)), big)
+        # Each image's result fits, the vmapped axis multiplies it past int64;
+        # XLA would abort compiling it.
+        per_image = jax.ShapeDtypeStruct((4, 1, 2, 2, 1), jnp.float32)
+        with self.assertRaisesRegex(ValueError, "overflows 64-bit sizes"):
+            jax.eval_shape(jax.vmap(lambda x: jax_ops.my_bilinear(x, (2**30, 2**30))),
+                           per_image)
 
     def test_gradient_errors(self):
         grads = np.zeros((2, 4, 4, 3), np.float32)
