@@ -17,6 +17,7 @@
 #include "tensorflow_ops/my_bilinear/cc/jax/my_bilinear_ffi.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_device_types.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "xla/ffi/api/ffi.h"
@@ -56,27 +57,6 @@ ffi::Error LaunchError(const char* op, cudaError_t result) {
   return ffi::Error::Internal(std::string(op) + ": launching the GPU kernel failed: " +
                               cudaGetErrorString(result));
 }
-
-// The type a kernel is launched with for storage type T. Float16 and Bfloat16
-// convert in __host__ functions only, so the device side uses CUDA's __half
-// and __nv_bfloat16: the same layout and rounding (to nearest even), standing
-// in for TensorFlow's Eigen::half and bfloat16 as in tools/gpu_harness.
-template <typename T>
-struct DeviceTypeOf {
-  using type = T;
-};
-template <>
-struct DeviceTypeOf<Float16> {
-  using type = __half;
-};
-template <>
-struct DeviceTypeOf<Bfloat16> {
-  using type = __nv_bfloat16;
-};
-template <typename T>
-using DeviceType = typename DeviceTypeOf<T>::type;
-static_assert(sizeof(__half) == sizeof(Float16), "half layouts differ");
-static_assert(sizeof(__nv_bfloat16) == sizeof(Bfloat16), "bfloat16 layouts differ");
 
 // Calls fn(TypeTag<T>(), TypeTag<OutT>()) for the pairs the GPU kernels are
 // built for; returns false for any other.
