@@ -35,6 +35,7 @@ REQUIREMENTS = os.path.join(ROOT, "requirements.txt")
 REQUIREMENTS_STAMP = os.path.join(VENV_DIR, ".requirements-sha256")
 BAZELRC = os.path.join(ROOT, ".tf_configure.bazelrc")
 FIND_TENSORFLOW = os.path.join(ROOT, "third_party", "tf", "find_tensorflow.py")
+FIND_JAXLIB = os.path.join(ROOT, "third_party", "jax", "find_jaxlib.py")
 # Debian's Bazel 4 needs its rules_java copy here (the generated rc points at it).
 RULES_JAVA_DIR = "/usr/share/bazel/rules/java"
 BAZEL_PACKAGES = ["bazel-bootstrap", "bazel-rules-java"]
@@ -116,6 +117,15 @@ def describe_tensorflow(python: str) -> Dict:
     result = subprocess.run([python, FIND_TENSORFLOW], capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"{python} has no usable TensorFlow:\n{result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+def describe_jaxlib(python: str) -> Dict:
+    """Where the interpreter's jaxlib keeps XLA's FFI headers (as the
+    jax_configure repository rule finds them), or why there are none."""
+    result = subprocess.run([python, FIND_JAXLIB], capture_output=True, text=True)
+    if result.returncode != 0:
+        return {"found": False, "reason": result.stderr.strip() or "find_jaxlib.py failed"}
     return json.loads(result.stdout)
 
 
@@ -259,7 +269,7 @@ def version_warning(tensorflow_cuda: str, nvcc_release: str) -> Optional[str]:
             f"CUDA {nvcc_major}.")
 
 
-def write_bazelrc(python: str, tensorflow: Dict, release: Tuple[int, ...],
+def write_bazelrc(python: str, tensorflow: Dict, jaxlib: Dict, release: Tuple[int, ...],
                   cuda_lines: List[str]) -> bool:
     """Writes .tf_configure.bazelrc; returns whether its content changed."""
     content = "\n".join([
@@ -267,6 +277,8 @@ def write_bazelrc(python: str, tensorflow: Dict, release: Tuple[int, ...],
         f"build --repo_env=PYTHON_BIN_PATH={python}",
         # A new TensorFlow re-runs the tf_configure repository rule.
         f"build --repo_env=TF_CONFIGURE_STAMP={tensorflow['version']}",
+        # A new jaxlib re-runs the jax_configure repository rule.
+        f"build --repo_env=JAX_CONFIGURE_STAMP={jaxlib.get('jaxlib_version', 'none')}",
         # Everything comes from this machine: fail fast instead of downloading.
         f"# Bazel {'.'.join(map(str, release))}:",
         *version_flags(release),
@@ -299,6 +311,7 @@ def main() -> None:
     else:
         python = ensure_venv()
     tensorflow = describe_tensorflow(python)
+    jaxlib = describe_jaxlib(python)
     bazel = ensure_bazel()
     xla_headers = ensure_xla_headers()
     nvcc = find_nvcc()
@@ -316,7 +329,7 @@ def main() -> None:
             f"build --repo_env=TF_CUDA_COMPUTE_CAPABILITIES={','.join(capabilities)}",
         ]
         cuda_row = f"on, for {','.join(capabilities)} ({source})"
-    changed = write_bazelrc(python, tensorflow, bazel_release(), cuda_lines)
+    changed = write_bazelrc(python, tensorflow, jaxlib, bazel_release(), cuda_lines)
 
     build = "CUDA build" if tensorflow["is_cuda_build"] else "CPU build"
     rows = [
@@ -326,6 +339,9 @@ def main() -> None:
         ("C++11 ABI", f"_GLIBCXX_USE_CXX11_ABI={tensorflow['cxx11_abi']}"),
         ("C++ standard", tensorflow["cxx_standard"]),
         ("Defines", " ".join(tensorflow["defines"])),
+        ("jaxlib FFI headers", f"{jaxlib['include_dir']} (jaxlib {jaxlib['jaxlib_version']})"
+                               if jaxlib["found"] else
+                               f"none: {jaxlib['reason']} (building the JAX FFI library fails)"),
         ("Bazel", bazel),
         ("XLA kernel headers", xla_headers),
         ("nvcc", f"{nvcc.path} (CUDA {nvcc.release or 'unknown'})" if nvcc

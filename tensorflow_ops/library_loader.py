@@ -6,17 +6,19 @@ A library is looked for, in order:
   2. next to the op's Python package (an installed wheel, or Bazel's runfiles);
   3. in `bazel-bin/` of the source tree this package was imported from.
 
-Every library carries a marker of the TensorFlow version it was compiled against
-(see third_party/tf/tf_configure.bzl). A library built for another TensorFlow
-release is refused with an ImportError before it is loaded, since loading it would
-fail with missing symbols or, worse, misbehave.
+Every op library carries a marker of the TensorFlow version it was compiled
+against (see third_party/tf/tf_configure.bzl). A library built for another
+TensorFlow release is refused with an ImportError before it is loaded, since
+loading it would fail with missing symbols or, worse, misbehave.
+
+TensorFlow is imported only by load_op_library: finding a library
+(find_library) works without it, for libraries that link nothing of TensorFlow
+(the XLA FFI library of tensorflow_ops.my_bilinear.jax_ops).
 """
 
 import mmap
 import os
 from typing import List, Optional
-
-import tensorflow as tf
 
 LIBRARY_DIR_ENV = "TENSORFLOW_OPS_LIBRARY_DIR"
 
@@ -59,6 +61,24 @@ def _release(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+def find_library(library_name: str, package_dir: str, build_target: str) -> str:
+    """Returns the path of the first of library_candidates that exists.
+
+    Raises:
+      ImportError: none exists; the message names where it looked and says how
+        to build the library (`build_target`, a Bazel target).
+    """
+    build_command = f"python3 configure.py && bazel build {build_target}"
+    candidates = library_candidates(library_name, package_dir)
+    found = next((path for path in candidates if os.path.isfile(path)), None)
+    if found is None:
+        raise ImportError(
+            f"{library_name} was not found; looked in: {', '.join(candidates)}. "
+            f"Build it from the repository root with `{build_command}`, or set "
+            f"{LIBRARY_DIR_ENV} to the folder that holds it.")
+    return found
+
+
 def load_op_library(library_name: str, package_dir: str, build_target: str):
     """Loads the op library of the package in `package_dir`.
 
@@ -74,14 +94,10 @@ def load_op_library(library_name: str, package_dir: str, build_target: str):
       ImportError: the library is missing, was built for another TensorFlow, or
         cannot be loaded; the message says how to build it.
     """
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
     build_command = f"python3 configure.py && bazel build {build_target}"
-    candidates = library_candidates(library_name, package_dir)
-    found = next((path for path in candidates if os.path.isfile(path)), None)
-    if found is None:
-        raise ImportError(
-            f"{library_name} was not found; looked in: {', '.join(candidates)}. "
-            f"Build it from the repository root with `{build_command}`, or set "
-            f"{LIBRARY_DIR_ENV} to the folder that holds it.")
+    found = find_library(library_name, package_dir, build_target)
     built_version = built_against(found)
     if built_version is not None and _release(built_version) != _release(tf.__version__):
         raise ImportError(

@@ -4,6 +4,7 @@ MyBilinear's C++ is layered by folder (tensorflow_ops/my_bilinear/README.md
 says why):
 
     cc/kernels  TensorFlow-bound OpKernels and XLA kernels
+    cc/jax      XLA FFI handlers for JAX: math, cpu and xla/ffi/api only
     cc/math     TensorFlow-free math, every device
     cc/cpu      TensorFlow-free CPU machinery
 
@@ -25,13 +26,21 @@ _OP = "tensorflow_ops/my_bilinear"
 _TEMPLATE_OP = "tensorflow_ops/op_template"
 # Folder -> the folders of this op (and outside libraries) it may not include.
 _FORBIDDEN: Dict[str, Tuple[str, ...]] = {
-    "cc/cpu": ("cc/math/", "cc/kernels/", "cc/ops/", "cc/tests/",
+    "cc/cpu": ("cc/math/", "cc/kernels/", "cc/ops/", "cc/tests/", "cc/jax/",
                "tensorflow/", "absl/", "xla/", "Eigen/", "unsupported/Eigen"),
-    "cc/math": ("cc/kernels/", "cc/ops/", "cc/tests/",
+    "cc/math": ("cc/kernels/", "cc/ops/", "cc/tests/", "cc/jax/",
                 "tensorflow/", "absl/", "xla/", "Eigen/", "unsupported/Eigen"),
-    "cc/kernels": ("cc/tests/",),
-    "cc/ops": ("cc/tests/", "cc/math/", "cc/cpu/"),
+    "cc/kernels": ("cc/tests/", "cc/jax/"),
+    "cc/ops": ("cc/tests/", "cc/math/", "cc/cpu/", "cc/jax/"),
+    # The FFI library links nothing of TensorFlow: only XLA's FFI headers,
+    # which jaxlib ships, beside the math and the CPU machinery.
+    "cc/jax": ("cc/kernels/", "cc/ops/", "cc/tests/",
+               "tensorflow/", "absl/", "xla/", "Eigen/", "unsupported/Eigen"),
 }
+# Includes a folder may make although a prefix of _FORBIDDEN matches them.
+_ALLOWED: Dict[str, Tuple[str, ...]] = {"cc/jax": ("xla/ffi/api/",)}
+# Python product modules that must import no TensorFlow (JAX users have none).
+_TF_FREE_MODULES = ("jax_ops.py", "python/jax_ops.py")
 _INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', re.MULTILINE)
 _PY_IMPORT = re.compile(r"^\s*(?:from|import)\s+([\w.]+)", re.MULTILINE)
 
@@ -50,6 +59,8 @@ def include_violations(folder: str, source: str, name: str, op: str = _OP) -> Li
         local = include[len(op) + 1:] if include.startswith(op + "/") else include
         if include.startswith("tensorflow_ops/") and not include.startswith(op + "/"):
             found.append(f"{name} includes another op's {include}")
+            continue
+        if local.startswith(_ALLOWED.get(folder, ())):
             continue
         for prefix in _FORBIDDEN[folder]:
             if local.startswith(prefix):
@@ -114,6 +125,14 @@ class LayeringTest(unittest.TestCase):
                 violations += import_violations(handle.read(), name)
         self.assertEqual(violations, [])
 
+    def test_jax_modules_import_no_tensorflow(self) -> None:
+        for name in _TF_FREE_MODULES:
+            with open(os.path.join(self.root, name)) as handle:
+                modules = _PY_IMPORT.findall(handle.read())
+            self.assertTrue(modules, name)
+            self.assertEqual([m for m in modules if m.split(".")[0] in
+                              ("tensorflow", "keras")], [], name)
+
     def test_a_stray_include_or_import_is_reported(self) -> None:
         # The checks can fail: upward includes, TensorFlow in the math, and a
         # product module importing a test are each caught.
@@ -126,6 +145,10 @@ class LayeringTest(unittest.TestCase):
         self.assertEqual(include_violations(
             "cc/math", '#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_prefetch.h"\n'
             "#include <cstdint>\n", "z.h"), [])
+        self.assertEqual(include_violations(
+            "cc/jax", '#include "xla/ffi/api/ffi.h"\n#include "xla/shape.h"\n'
+            '#include "absl/status/status.h"\n', "j.cc"),
+            ["j.cc (cc/jax) includes xla/shape.h", "j.cc (cc/jax) includes absl/status/status.h"])
         self.assertEqual(import_violations(
             "from tensorflow_ops.my_bilinear.python.tests import test_cases\n", "w.py"),
             ["w.py imports tensorflow_ops.my_bilinear.python.tests"])

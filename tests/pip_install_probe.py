@@ -1,7 +1,7 @@
 """Run by tests/pip_install_test.py in a child process: `python pip_install_probe.py OUT_DIR`.
 
-Calls MyBilinear (eager, gradient, jit_compile=True, the Keras layer) on a
-fixed set of inputs, saves every result as OUT_DIR/<case>.npy, and prints one
+Calls MyBilinear (eager, gradient, jit_compile=True, the Keras layer, and
+from JAX through the FFI library) on a fixed set of inputs, saves every result as OUT_DIR/<case>.npy, and prints one
 JSON line of facts (where the package was imported from, errors against
 TensorFlow's own ops). The test runs it once against the pip-installed library
 and once against the Bazel-built one, then compares the .npy files byte for byte.
@@ -107,7 +107,32 @@ def main(out_dir: str) -> None:
     layer = MyBilinearLayer((5, 6), align_corners=False, half_pixel_centers=True)
     _save(out_dir, "layer_float32", layer(_images(tf.float32)))
     facts["layer_config"] = layer.get_config()["target_size"]
+    facts.update(_jax_facts(out_dir))
     print(json.dumps(facts))
+
+
+def _jax_facts(out_dir: str) -> dict:
+    """jax_ops through the FFI library found beside the package: its forward
+    and gradient saved for the byte comparison, and whether the forward has
+    the TensorFlow kernel's bits."""
+    import jax  # pylint: disable=g-import-not-at-top
+    from tensorflow_ops import library_loader  # pylint: disable=g-import-not-at-top
+    from tensorflow_ops.my_bilinear import jax_ops  # pylint: disable=g-import-not-at-top
+
+    images = _images(tf.float32).numpy()
+    resized = np.asarray(jax_ops.my_bilinear(images, (13, 5), align_corners=False,
+                                             half_pixel_centers=True))
+    np.save(os.path.join(out_dir, "jax_forward_float32.npy"), resized)
+    gradient = np.asarray(jax.grad(lambda x: (jax_ops.my_bilinear(
+        x, (13, 5), align_corners=False, half_pixel_centers=True) ** 2).sum())(images))
+    np.save(os.path.join(out_dir, "jax_gradient_float32.npy"), gradient)
+    package_dir = os.path.dirname(os.path.abspath(jax_ops.__file__))
+    return {
+        "jax_ffi_library": library_loader.find_library("my_bilinear_jax_ffi.so",
+                                                       package_dir, ""),
+        "jax_forward_is_tf": (resized.tobytes() ==
+                              _half_pixel(_images(tf.float32)).numpy().tobytes()),
+    }
 
 
 if __name__ == "__main__":

@@ -177,6 +177,9 @@ class PipInstallTest(unittest.TestCase):
         self.assertLess(facts["gradient_error"], 1e-6)
         self.assertLess(facts["jit_forward_error"], 1e-4)  # |values| <= 150
         self.assertEqual(facts["layer_config"], [5, 6])
+        # The pip build's JAX FFI library, from the installed package.
+        self.assertTrue(facts["jax_ffi_library"].startswith(self.venv), facts["jax_ffi_library"])
+        self.assertTrue(facts["jax_forward_is_tf"])
 
     def test_bits_equal_the_bazel_built_library(self):
         self._installed_facts()

@@ -58,6 +58,17 @@ _BODIES = {
         **kwargs
     )
 ''',
+    "tf_kernel_library": '''
+    native.cc_library(
+        name = name,
+        srcs = srcs or [],
+        hdrs = hdrs or [],
+        copts = (copts or []) + TF_COPTS,
+        deps = (deps or []) + ["//tensorflow/core:framework_headers_lib"],
+        alwayslink = alwayslink,
+        **kwargs
+    )
+''',
     "tf_gpu_kernel_library": '''
     native.cc_library(
         srcs = srcs,

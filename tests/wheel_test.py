@@ -72,16 +72,18 @@ def _source_tree() -> str:
 
 
 def _declared_op_libraries(workspace: str) -> List[str]:
-    """Every tf_custom_op_library under tensorflow_ops/, read from the BUILD files,
-    but the template op's (tools/new_op.py copies it; the wheel leaves it out)."""
+    """Every tf_custom_op_library and jax_ffi_library under tensorflow_ops/, read
+    from the BUILD files, but the template op's (tools/new_op.py copies it; the
+    wheel leaves it out)."""
     libraries = []
     for build_file in glob.glob(os.path.join(workspace, "tensorflow_ops", "**", "BUILD"),
                                 recursive=True):
         if os.path.dirname(build_file).endswith(os.path.join("tensorflow_ops", "op_template")):
             continue
         with open(build_file) as build:
-            names = re.findall(r'tf_custom_op_library\(\s*name\s*=\s*"([^"]+)"',
-                               build.read())
+            names = re.findall(
+                r'(?:tf_custom_op_library|jax_ffi_library)\(\s*name\s*=\s*"([^"]+)"',
+                build.read())
         folder = os.path.relpath(os.path.dirname(build_file), workspace)
         libraries.extend(f"{folder}/{name}" for name in names)
     return sorted(libraries)
@@ -158,6 +160,7 @@ class WheelTest(test_util.TestCase):
     def test_wheel_holds_every_op_library_of_the_workspace_and_no_tests(self):
         declared = _declared_op_libraries(_source_tree())
         self.assertIn("tensorflow_ops/my_bilinear/my_bilinear_op.so", declared)
+        self.assertIn("tensorflow_ops/my_bilinear/my_bilinear_jax_ffi.so", declared)
         with zipfile.ZipFile(self.wheel) as wheel:
             names = wheel.namelist()
         self.assertEqual(sorted(name for name in names if name.endswith(".so")), declared)

@@ -21,6 +21,8 @@ import sys
 import tempfile
 from typing import Collection, Dict, List, Optional, Tuple
 
+from elftools.elf.elffile import ELFFile
+
 import tensorflow_ops
 from tensorflow_ops import library_loader
 
@@ -35,7 +37,8 @@ TENSORFLOW_LIBRARIES = frozenset(["libtensorflow_framework.so.2", "libtensorflow
 _TEST_ONLY = re.compile(r"_test\.py$")
 
 # How an op library is declared in a BUILD file.
-_OP_LIBRARY_RULE = re.compile(r"tf_custom_op_library\(\s*name\s*=\s*\"([^\"]+)\"")
+_OP_LIBRARY_RULE = re.compile(
+    r"(?:tf_custom_op_library|jax_ffi_library)\(\s*name\s*=\s*\"([^\"]+)\"")
 
 
 def stage_package(staging_dir: str, package_dir: Optional[str] = None,
@@ -78,8 +81,9 @@ NOT_SHIPPED = ("tensorflow_ops/op_template",)
 
 
 def declared_op_libraries(workspace: str) -> List[str]:
-    """Every tf_custom_op_library under tensorflow_ops/ of the source tree that
-    the wheel ships, as paths like tensorflow_ops/my_bilinear/my_bilinear_op.so."""
+    """Every tf_custom_op_library and jax_ffi_library under tensorflow_ops/ of
+    the source tree that the wheel ships, as paths like
+    tensorflow_ops/my_bilinear/my_bilinear_op.so."""
     declared = []
     for folder, _, files in os.walk(os.path.join(workspace, "tensorflow_ops")):
         if "BUILD" not in files or os.path.relpath(folder, workspace) in NOT_SHIPPED:
@@ -91,10 +95,22 @@ def declared_op_libraries(workspace: str) -> List[str]:
     return sorted(declared)
 
 
+def links_tensorflow(library_path: str) -> bool:
+    """Whether the library needs libtensorflow_framework (an op library does;
+    a JAX FFI library, which links nothing of TensorFlow, does not)."""
+    with open(library_path, "rb") as library_file:
+        dynamic = ELFFile(library_file).get_section_by_name(".dynamic")
+        needed = [tag.needed for tag in dynamic.iter_tags()
+                  if tag.entry.d_tag == "DT_NEEDED"] if dynamic else []
+    return any(name.startswith("libtensorflow_framework.so") for name in needed)
+
+
 def built_against(staging_dir: str, libraries: List[str]) -> str:
-    """The TensorFlow version that every op library records; they must agree."""
+    """The TensorFlow version that every op library records; they must agree.
+    Libraries that link nothing of TensorFlow (JAX FFI libraries) record none."""
     versions = {path: library_loader.built_against(os.path.join(staging_dir, path))
-                for path in libraries}
+                for path in libraries
+                if links_tensorflow(os.path.join(staging_dir, path))}
     if len(set(versions.values())) != 1 or None in versions.values():
         raise SystemExit(f"Op libraries disagree on their TensorFlow version: {versions}")
     return next(iter(versions.values()))

@@ -78,6 +78,15 @@ MACROS: Dict[str, Macro] = {
         (("srcs", REQUIRED), ("copts", "[]"), ("cuda_copts", "[]"), ("deps", "[]"),
          ("hdrs", "[]")),
         _CC_LIBRARY),
+    # A cc_library of kernel code compiled with tf_copts(); kwargs go on to
+    # tf_gpu_library and so to cc_library.
+    "tf_kernel_library": Macro(
+        _TENSORFLOW_BZL,
+        (("name", REQUIRED), ("prefix", "None"), ("srcs", "None"), ("gpu_srcs", "None"),
+         ("hdrs", "None"), ("deps", "None"), ("gpu_deps", "None"), ("alwayslink", "1"),
+         ("copts", "None"), ("gpu_copts", "None"), ("is_external", "False"),
+         ("compatible_with", "None")),
+        _CC_LIBRARY),
     "tf_cc_test": Macro(
         _TENSORFLOW_BZL,
         (("name", REQUIRED), ("srcs", REQUIRED), ("deps", REQUIRED), ("data", "[]"),

@@ -5,12 +5,16 @@ Each rule of the workspace maps to the rule TensorFlow's own
 
   workspace (third_party/tf, native)   in-tree (tools/tf_macros.py says where from)
   tf_custom_op_library                 tf_custom_op_library (CUDA sources -> gpu_srcs)
-  tf_gpu_kernel_library, tf_cc_test,   the same macros
+  tf_gpu_kernel_library,               the same macros
+  tf_kernel_library, tf_cc_test,
   tf_cc_binary
   cc_library                           cc_library via //tensorflow/core/platform:rules_cc.bzl
   py_library                           py_strict_library
   py_test                              cuda_py_test when the op has GPU kernels,
                                        tf_py_test otherwise (as multiplex_2 / _1 do)
+  targets tagged workspace_only        left out (tools/vendor_into_tf.py), with
+  (the JAX FFI library, jax_ops and    their labels in the deps and data of the
+  their tests)                         others: a TensorFlow tree has no jaxlib
 
 XLA kernels (`*_xla.cc`, in any rule or argument) cannot go into a
 tf_custom_op_library: its check_deps forbids //tensorflow/core:framework, which
@@ -21,7 +25,7 @@ the tf2xla targets, linked into TensorFlow like tensorflow/core/tpu/kernels/xla.
 import dataclasses
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from tools import build_file_reader
 from tools import tf_macros
@@ -69,6 +73,9 @@ class Context:
     has_gpu: bool = False
     # C++ file -> the files of the op folder it includes (paths in the op folder).
     includes: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    # Labels (":name") of the targets left out (workspace-only), to drop from
+    # the deps and data of the others.
+    dropped: Set[str] = dataclasses.field(default_factory=set)
 
 
 def _is_cuda(path: str) -> bool:
@@ -102,6 +109,16 @@ def _python_deps(srcs: List[str], ctx: Context) -> List[str]:
     for src in srcs:
         deps.update(ctx.python_deps.get(src, []))
     return sorted(deps)
+
+
+def _without_labels(kwargs: Dict[str, Any], dropped: set) -> Dict[str, Any]:
+    """`kwargs` without the labels of dropped targets in its deps and data."""
+    kept = dict(kwargs)
+    for argument in ("deps", "data"):
+        value = kwargs.get(argument)
+        if dropped and isinstance(value, (list, tuple)):
+            kept[argument] = [label for label in value if label not in dropped]
+    return kept
 
 
 def _keep(kwargs: Dict[str, Any], names) -> Dict[str, Any]:
@@ -176,7 +193,7 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
     out: List[OutCall] = []
     for call in calls:
         where = f"{ctx.op_dir}/BUILD:{call.line} ({call.kind} {call.name})"
-        kwargs = call.kwargs
+        kwargs = _without_labels(call.kwargs, ctx.dropped)
         deps = _map_deps(kwargs.get("deps"), ctx, where)
         if call.kind in PACKAGE_CALLS:
             out.append(OutCall(call.kind, kwargs, positional=call.positional))
@@ -194,8 +211,8 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
             if xla:
                 out.append(_xla_library(call.name.split(".")[0] + "_xla",
                                         xla + _xla_support(xla, cpu, ctx), deps))
-        elif call.kind in ("tf_gpu_kernel_library", "tf_cc_test", "tf_cc_binary",
-                           "cc_library"):
+        elif call.kind in ("tf_gpu_kernel_library", "tf_kernel_library", "tf_cc_test",
+                           "tf_cc_binary", "cc_library"):
             new = dict(kwargs, deps=deps) if "deps" in kwargs or call.kind == "tf_cc_test" \
                 else dict(kwargs)
             out.append(OutCall(call.kind, new))

@@ -71,6 +71,16 @@ def _helpers(calls: List[build_file_reader.Call], workspace: str) -> Dict[str, L
     return helpers
 
 
+# Targets tagged so stay in this workspace: MyBilinear's JAX side (the FFI
+# library and jax_ops, docs/jax.md) needs jaxlib, which a TensorFlow tree has not.
+WORKSPACE_ONLY_TAG = "workspace_only"
+
+
+def _workspace_only(call: build_file_reader.Call) -> bool:
+    tags = call.kwargs.get("tags") or []
+    return isinstance(tags, list) and WORKSPACE_ONLY_TAG in tags
+
+
 def _referenced_files(calls: List[build_file_reader.Call], op_path: str) -> List[str]:
     files = set()
     for call in calls:
@@ -86,6 +96,9 @@ def make_plan(op_dir: str, dest: str, workspace: Optional[str] = None) -> Plan:
     op_dir = op_dir.strip("/")
     op_path = os.path.join(workspace, op_dir)
     build = build_file_reader.read_build_file(os.path.join(op_path, "BUILD"))
+    # Left out, with their labels in the deps and data of the others.
+    dropped = {":" + call.name for call in build.calls if _workspace_only(call)}
+    build.calls = [call for call in build.calls if not _workspace_only(call)]
     helpers = _helpers(build.calls, workspace)
     helper_targets = {label: label.split(":")[1] for label in helpers}
     op_module = op_dir.replace("/", ".")
@@ -119,7 +132,7 @@ def make_plan(op_dir: str, dest: str, workspace: Optional[str] = None) -> Plan:
         files[relative] = text
 
     ctx = vendor_build.Context(op_dir, helper_targets, _LOADER_LABEL, python_deps,
-                               includes=includes)
+                               includes=includes, dropped=dropped)
     out = vendor_build.translate(build.calls, ctx)
     for label, srcs in helpers.items():
         out.append(vendor_build.OutCall("py_strict_library", {

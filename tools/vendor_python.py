@@ -31,6 +31,8 @@ IMPORT_DEPS: Dict[str, str] = {
     "absl.logging": "@absl_py//absl/logging",
     # The property tests; TensorFlow's pip repositories are named pypi_<package>.
     "hypothesis": "@pypi_hypothesis//:pkg",
+    # jax_ops (JAX through the op's FFI library, which the tree does not build).
+    "jax": "@pypi_jax//:pkg",
 }
 
 _INCLUDE = re.compile(r'^(\s*#\s*include\s+")(%s/[^"]*)(")' % SOURCE_PACKAGE, re.M)
@@ -133,16 +135,20 @@ def rewrite_python(text: str, path: str, op_module: str, dest_module: str,
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and isinstance(node.func.value, ast.Name)
               and node.func.value.id == LOADER_MODULE):
-            if node.func.attr != "load_op_library" or not node.args or not (
-                    isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)):
+            if node.func.attr not in ("load_op_library", "find_library") or not node.args \
+                    or not (isinstance(node.args[0], ast.Constant)
+                            and isinstance(node.args[0].value, str)):
                 raise VendorError(f"{path}:{node.lineno}: only "
                                   "library_loader.load_op_library(\"<name>.so\", ...) "
-                                  "has an in-tree equivalent")
+                                  "and find_library(\"<name>.so\", ...) have an in-tree "
+                                  "equivalent")
             library = os.path.relpath(os.path.join(library_dir, node.args[0].value),
                                       os.path.dirname(path) or ".")
-            edit(node, "load_library.load_op_library(\n    "
-                       f"resource_loader.get_path_to_datafile({json.dumps(library)}))")
+            found = f"resource_loader.get_path_to_datafile({json.dumps(library)})"
+            # find_library gives the path of a library that is not an op library
+            # (a JAX FFI library); load_op_library loads an op library.
+            edit(node, found if node.func.attr == "find_library" else
+                 f"load_library.load_op_library(\n    {found})")
 
     for line, col, end_line, end_col, new in sorted(edits, reverse=True):
         first, last = lines[line - 1], lines[end_line - 1]
@@ -151,6 +157,9 @@ def rewrite_python(text: str, path: str, op_module: str, dest_module: str,
         lines[line - 1:end_line] = [first[:col] + new + last[end_col:]]
     # Docstrings and comments that show the imports.
     result = re.sub(r"\b%s\b" % re.escape(op_module), dest_module, "".join(lines))
+    # Bazel labels and paths of the op folder (a build command in a message).
+    op_path, dest_path = op_module.replace(".", "/"), dest_module.replace(".", "/")
+    result = re.sub(r"\b%s(?=[:/\"])" % re.escape(op_path), dest_path, result)
     # Helper modules named in strings (`python -m tensorflow_ops.saved_call_probe`)
     # and paths in comments (tensorflow_ops/test_util.py): their vendored copies.
     for helper in sorted(helpers):

@@ -1,5 +1,6 @@
 """Runs the fuzz targets for a fixed number of iterations with a fixed seed:
-the op fuzzer eagerly and under XLA (--mode=jit), and the layer config fuzzer.
+the op fuzzer eagerly, under XLA (--mode=jit) and through JAX (--mode=jax),
+and the layer config fuzzer.
 
 Each fuzzer runs in a child process, so that a crash of an op (a signal, a
 sanitizer report, an abort) fails this test instead of killing it; the input
@@ -22,6 +23,8 @@ RUNS = 5000  # the fuzzer prints how its calls ended every 5000 calls
 # Under XLA most calls are refused when compiling; the rest compile (a tenth
 # of a second or more each): 2000 take about 25 s here.
 JIT_RUNS = 2000
+# Through JAX: about 100 calls a second, each also made of the FFI handler.
+JAX_RUNS = 1500
 # About 190 configs a second, one in eight through a .keras file.
 CONFIG_RUNS = 3000
 SEED = 1
@@ -86,6 +89,20 @@ class OpFuzzTest(absltest.TestCase):
                           if line.startswith(f"op_fuzzer after {JIT_RUNS} calls"))
         # Gradients compiled too (which ops' depends on the inputs' dtypes).
         self.assertRegex(stats_line, r"'\w+ gradient ran': [1-9]")
+
+    def test_fixed_seed_jax_run_has_no_finding(self):
+        output = self._run(_FUZZER, ["--mode=jax", f"--stats_every={JAX_RUNS}"], JAX_RUNS)
+        self.assertIn("; mode jax", output)
+        op_names = self._assert_every_op_ran(output, JAX_RUNS)
+        self.assertEqual(op_names, ["MyBilinear", "MyBilinearGrad"])
+        stats_line = next(line for line in output.splitlines()
+                          if line.startswith(f"op_fuzzer after {JAX_RUNS} calls"))
+        # Refused by jax_ops at trace time and by the handlers, and run by
+        # both, gradients included.
+        for outcome in ("MyBilinear wrapper ValueError", "MyBilinear handler INVALID_ARGUMENT",
+                        "MyBilinear handler ran", "MyBilinearGrad gradient ran",
+                        "MyBilinearGrad handler INVALID_ARGUMENT"):
+            self.assertRegex(stats_line, f"'{outcome}': [1-9]")
 
     def test_fixed_seed_layer_config_run_has_no_finding(self):
         output = self._run(_CONFIG_FUZZER, [], CONFIG_RUNS)

@@ -8,6 +8,10 @@ ResourceExhaustedError with a message. Anything else (another exception, a
 crash, a sanitizer report, a hang past -timeout) is a finding: libFuzzer
 writes the input to crash-<sha1> and `--describe FILE` prints the call.
 
+`--mode=jax` makes the calls of MyBilinear and MyBilinearGrad through JAX
+instead (jax_calls.py): jax_ops, its gradient, and the FFI handler called
+directly with the shapes and dtypes that jax_ops refused.
+
 `--mode=jit` runs the calls, and gradients, inside tf.function(jit_compile=True)
 instead, for the ops that have an XLA kernel (jit_calls.py): the XLA kernels
 check shapes and attrs when XLA compiles, another path than the eager
@@ -30,6 +34,8 @@ allocation for 10 s, TensorFlow's default one fails at once.
     # hours, keeping a corpus and findings:
     mkdir -p /tmp/op_corpus && python tests/fuzz/op_fuzzer.py /tmp/op_corpus \
         -max_total_time=14400 -timeout=60 -artifact_prefix=/tmp/op_findings-
+    # through JAX (jax_ops and its FFI handlers); CI runs 1500:
+    python tests/fuzz/op_fuzzer.py --mode=jax -runs=1500 -seed=1
     # print the call in a finding:
     python tests/fuzz/op_fuzzer.py --describe crash-0123...
     # under XLA; CI runs 2000 (a finding is described with the same --mode):
@@ -55,7 +61,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import atheris  # pylint: disable=g-import-not-at-top
 
-with atheris.instrument_imports(include=["tensorflow_ops", "op_calls", "jit_calls"]):
+with atheris.instrument_imports(include=["tensorflow_ops", "op_calls", "jit_calls",
+                                         "jax_calls"]):
     import numpy as np
     import tensorflow as tf
     from tensorflow.python.framework import ops as framework_ops
@@ -192,6 +199,27 @@ def _test_jit(call: op_calls.OpCall, runtime: bool) -> None:
         _expect_clean_jit_error(error, f"{name} gradient", runtime)
 
 
+def _test_jax(call: op_calls.OpCall) -> None:
+    """The call through jax_ops, its gradient, and the handler directly."""
+    import jax_calls  # pylint: disable=g-import-not-at-top
+    _cap_memory()
+    name = call.op.op_def.name
+    try:
+        jax_calls.run_wrapper(call)
+        _record(f"{name} ran")
+        if jax_calls.run_gradient(call, UPSTREAM_VALUES, call.upstream_seed):
+            _record(f"{name} gradient ran")
+    except Exception as error:  # pylint: disable=broad-except
+        _record(f"{name} {jax_calls.expect_clean_error(error, handler=False)}")
+    try:
+        if jax_calls.run_handler(call):
+            _record(f"{name} handler ran")
+        else:
+            _record(f"{name} handler skipped: XLA aborts on the result shape")
+    except Exception as error:  # pylint: disable=broad-except
+        _record(f"{name} {jax_calls.expect_clean_error(error, handler=True)}")
+
+
 def decode(data: bytes) -> Tuple[op_calls.OpCall, bool]:
     """The call in `data` under the current mode, and (jit) whether its
     integer inputs are made run-time values."""
@@ -210,6 +238,9 @@ def test_one_input(data: bytes) -> None:
     call, runtime = decode(data)
     if MODE == "jit":
         _test_jit(call, runtime)
+        return
+    if MODE == "jax":
+        _test_jax(call)
         return
     try:
         call.op.function(**call.inputs, **call.attrs)
@@ -239,14 +270,18 @@ def _take_flags(argv: List[str]) -> List[str]:
     for arg in argv:
         if arg.startswith("--mode="):
             MODE = arg[len("--mode="):]
-            if MODE not in ("eager", "jit"):
-                sys.exit(f"--mode must be eager or jit, got {MODE!r}")
+            if MODE not in ("eager", "jit", "jax"):
+                sys.exit(f"--mode must be eager, jit or jax, got {MODE!r}")
         elif arg.startswith("--stats_every="):
             STATS_EVERY = int(arg[len("--stats_every="):])
         else:
             rest.append(arg)
     if MODE == "jit":
         FUZZED_OPS = jit_calls.jit_ops(OPS)
+    if MODE == "jax":
+        with atheris.instrument_imports(include=["tensorflow_ops", "jax_calls"]):
+            import jax_calls  # pylint: disable=g-import-not-at-top
+        FUZZED_OPS = jax_calls.jax_ops_of(OPS)
     return rest
 
 

@@ -91,6 +91,68 @@ def tf_cc_binary(name, srcs = [], deps = [], data = [], linkopts = [], **kwargs)
         **kwargs
     )
 
+def tf_kernel_library(
+        name,
+        prefix = None,
+        srcs = None,
+        gpu_srcs = None,
+        hdrs = None,
+        deps = None,
+        gpu_deps = None,
+        alwayslink = 1,
+        copts = None,
+        gpu_copts = None,
+        is_external = False,
+        compatible_with = None,
+        **kwargs):
+    """A library of kernel code compiled with the op libraries' flags.
+
+    Here it holds code that several libraries link, compiled once: MyBilinear's
+    CPU math, which its op library and its JAX FFI library share. It adds no
+    TensorFlow dependency of its own, so a TensorFlow-free library can link it.
+    TensorFlow's `prefix`, GPU arguments and `is_external` are not supported
+    (GPU kernels go to tf_custom_op_library's gpu_srcs).
+
+    Args:
+      name: the library's name.
+      prefix: not supported.
+      srcs: C++ sources.
+      gpu_srcs: not supported.
+      hdrs: headers of this library.
+      deps: cc_library targets the sources include.
+      gpu_deps: not supported.
+      alwayslink: link every object, whether or not a symbol of it is used.
+      copts: extra compiler flags, added after the shared ones.
+      gpu_copts: not supported.
+      is_external: not supported.
+      compatible_with: passed to cc_library.
+      **kwargs: passed to cc_library (visibility, tags, ...).
+    """
+    unsupported = [
+        argument
+        for argument, value in [
+            ("prefix", prefix),
+            ("gpu_srcs", gpu_srcs),
+            ("gpu_deps", gpu_deps),
+            ("gpu_copts", gpu_copts),
+            ("is_external", is_external),
+        ]
+        if value
+    ]
+    if unsupported:
+        fail("tf_kernel_library %s: %s not supported in this workspace" %
+             (name, ", ".join(unsupported)))
+    native.cc_library(
+        name = name,
+        srcs = srcs or [],
+        hdrs = hdrs or [],
+        deps = deps or [],
+        copts = _tf_copts() + (copts or []),
+        alwayslink = alwayslink,
+        compatible_with = compatible_with,
+        **kwargs
+    )
+
 def _nvcc_copts():
     # TensorFlow's flags for its own .cu.cc files, and the host flags of the CPU
     # part (build_flags.bzl says why each flag).

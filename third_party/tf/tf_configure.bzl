@@ -29,7 +29,8 @@ _PYTHON_ENV = "PYTHON_BIN_PATH"
 # re-runs this rule after TensorFlow is reinstalled.
 _STAMP_ENV = "TF_CONFIGURE_STAMP"
 
-def _find_python(repository_ctx):
+def find_python(repository_ctx):
+    """The interpreter whose TensorFlow (and jaxlib) the build uses."""
     configured = repository_ctx.os.environ.get(_PYTHON_ENV, "")
     if configured:
         return configured
@@ -70,7 +71,7 @@ def _starlark_list(values):
     return "[%s]" % ", ".join(['"%s"' % v for v in values])
 
 def _tf_configure_impl(repository_ctx):
-    python = _find_python(repository_ctx)
+    python = find_python(repository_ctx)
     tf = _describe_tensorflow(repository_ctx, python)
 
     repository_ctx.symlink(tf["include_dir"], "include")

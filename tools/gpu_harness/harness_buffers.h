@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_device_types.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 
 namespace tensorflow_ops {
@@ -38,28 +39,6 @@ inline void Check(cudaError_t status, const char* what) {
     std::exit(2);
   }
 }
-
-// The type a kernel is launched with for host type T. Float16 and Bfloat16
-// convert in __host__ functions only (nvcc warns that a kernel instantiated
-// with them calls __host__ code), so the device side uses CUDA's __half and
-// __nv_bfloat16: the same layout, rounding to nearest even as Float16 and
-// Bfloat16 do, and standing in for the op's Eigen::half and Eigen::bfloat16.
-template <typename T>
-struct DeviceTypeOf {
-  using type = T;
-};
-template <>
-struct DeviceTypeOf<Float16> {
-  using type = __half;
-};
-template <>
-struct DeviceTypeOf<Bfloat16> {
-  using type = __nv_bfloat16;
-};
-template <typename T>
-using DeviceType = typename DeviceTypeOf<T>::type;
-static_assert(sizeof(__half) == sizeof(Float16), "half layouts differ");
-static_assert(sizeof(__nv_bfloat16) == sizeof(Bfloat16), "bfloat16 layouts differ");
 
 template <typename T>
 constexpr bool kIsSixteenBitFloat =

@@ -15,6 +15,9 @@ from tools.pip_build import toolchain as toolchains
 
 
 def _object(build_dir: str, library: targets.OpLibrary, source: str) -> str:
+    if source in library.kernel_srcs:
+        # Compiled with the macros' flags alone: one object for every library.
+        return os.path.join(build_dir, "objs", "kernel_libraries", source + ".o")
     return os.path.join(build_dir, "objs", library.path, source + ".o")
 
 
@@ -23,11 +26,16 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
     """Every compile, the XLA kernels (the longest single compiles) first so
     that they overlap the rest."""
     first, rest = [], []
+    kernel_objects = set()
     for library in libraries:
-        for source in library.xla_srcs + library.srcs:
-            step = compiler.Step(source, tools.compile_command(
-                library, source, _object(build_dir, library, source)),
-                _object(build_dir, library, source))
+        for source in library.xla_srcs + library.srcs + library.kernel_srcs:
+            output = _object(build_dir, library, source)
+            if source in library.kernel_srcs:
+                if output in kernel_objects:
+                    continue
+                kernel_objects.add(output)
+            step = compiler.Step(source, tools.compile_command(library, source, output),
+                                 output)
             (first if source in library.xla_srcs else rest).append(step)
         # Without CUDA the .cu.cc files are left out: their bodies are inside
         # `#if GOOGLE_CUDA`, so Bazel's CPU-only build compiles them to empty
@@ -43,10 +51,19 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
 
 def _objects(tools: toolchains.Toolchain, build_dir: str,
              library: targets.OpLibrary) -> List[str]:
-    sources = library.srcs + library.xla_srcs
+    sources = library.srcs + library.xla_srcs + library.kernel_srcs
     if tools.cuda is not None:
         sources += library.gpu_srcs
     return [_object(build_dir, library, s) for s in sources]
+
+
+def _write_version_script(library: targets.OpLibrary, cuda: bool, path: str) -> None:
+    """jax_ffi_library's version script: only the handlers are exported."""
+    symbols = library.handlers + (library.gpu_handlers if cuda else [])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as script:
+        script.write("{\n  global:\n" + "".join(f"    {s};\n" for s in symbols) +
+                     "  local:\n    *;\n};\n")
 
 
 def _build_info_step(tools: toolchains.Toolchain, build_dir: str) -> compiler.Step:
@@ -86,7 +103,11 @@ def build_libraries(root: str, build_dir: str, cuda: bool, jobs: int) -> Dict[st
     built = {}
     for library in libraries:
         output = os.path.join(build_dir, "lib", library.path)
-        objects = _objects(tools, build_dir, library) + [build_info.output]
+        objects = _objects(tools, build_dir, library)
+        if library.is_jax_ffi:
+            _write_version_script(library, tools.cuda is not None, output + ".lds")
+        else:
+            objects.append(build_info.output)
         links.append(compiler.Step("link " + library.path,
                                    tools.link_command(library, objects, output), output,
                                    depfile=False))

@@ -11,24 +11,31 @@ import ast
 import dataclasses
 import os
 import shlex
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from tools import build_file_reader
 
 # Dependencies the TensorFlow and CUDA flags stand for (tf_custom_op_library
 # adds them itself; a BUILD file may name them too).
-_PROVIDED_BY_FLAGS = ("@local_config_tf//", "@local_config_cuda//")
+_PROVIDED_BY_FLAGS = ("@local_config_tf//", "@local_config_cuda//", "@local_config_jax//")
 _OP_PACKAGES_BZL = os.path.join("tensorflow_ops", "op_packages.bzl")
 # The macros' .bzl: a call of a symbol loaded from it under another name (an
 # alias) is still that macro, and would otherwise be skipped unseen.
 _MACROS_LABEL = "//third_party/tf:tensorflow.bzl"
 _MACROS_BZL = os.path.join("third_party", "tf", "tensorflow.bzl")
+_JAX_MACROS_LABEL = "//third_party/jax:jax.bzl"
 
 # The arguments of tf_custom_op_library this build reads; any other (cc_binary's
 # defines, local_defines, includes, features, ...) would change Bazel's library
 # without changing this one, so it is refused rather than ignored.
 _OP_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "gpu_srcs", "deps", "copts",
                                    "linkopts", "visibility", "tags", "testonly"])
+# The same for jax_ffi_library (third_party/jax/jax.bzl).
+_FFI_LIBRARY_ARGUMENTS = _OP_LIBRARY_ARGUMENTS | {"handlers", "gpu_handlers"}
+# The arguments of a tf_kernel_library dependency this build reads or that do
+# not change its compiles (its sources compile with the macros' flags alone).
+_KERNEL_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "hdrs", "deps", "visibility",
+                                       "tags", "testonly", "alwayslink"])
 # cc_library arguments of a header-only dependency this build reads or that do
 # not change its compiles.
 _DEP_ARGUMENTS = frozenset(["name", "hdrs", "srcs", "textual_hdrs", "deps", "includes",
@@ -48,11 +55,23 @@ class OpLibrary:
     """One tf_custom_op_library, with paths relative to the workspace root."""
     path: str                 # tensorflow_ops/<op>/<name>.so, its place in the wheel
     srcs: List[str]           # C++ sources compiled with the macros' flags
+    kernel_srcs: List[str]    # sources of its tf_kernel_library deps: the macros'
+                              # flags without the library's copts, one object each
+                              # for every library that links them
     xla_srcs: List[str]       # *_xla.cc: compiled against tf2xla's headers too
     gpu_srcs: List[str]       # *.cu.cc: compiled by nvcc when CUDA is asked for
     copts: List[str]          # the call's copts, after the shared flags
     linkopts: List[str]
     dep_flags: List[str]      # -isystem and -D of the cc_library deps
+    # A JAX FFI library (jax_ffi_library): the handler symbols it exports, on
+    # the CPU and with CUDA; None for a TensorFlow op library.
+    handlers: Optional[List[str]] = None
+    gpu_handlers: Optional[List[str]] = None
+
+    @property
+    def is_jax_ffi(self) -> bool:
+        """Whether it is a JAX FFI library, which links nothing of TensorFlow."""
+        return self.handlers is not None
 
     @property
     def links_xla(self) -> bool:
@@ -159,38 +178,67 @@ class _Workspace:
             pending += [(d, target[0], target_where)
                         for d in _strings(call.kwargs.get("deps"), target_where, "deps")]
 
-    def dep_flags(self, deps: List[str], package: str, where: str) -> List[str]:
-        """-isystem and -D flags of the cc_library deps, transitively and in
-        Bazel's order (a target's before its deps')."""
+    def dependencies(self, deps: List[str], package: str,
+                     where: str) -> Tuple[List[str], List[str]]:
+        """The -isystem and -D flags of the cc_library deps, transitively and in
+        Bazel's order (a target's before its deps'), and the compiled sources of
+        the tf_kernel_library deps."""
         flags: List[str] = []
+        kernel_srcs: List[str] = []
         for dep in self.reachable(deps, package, where):
             call, dep_where, dep_package = dep.call, dep.where, dep.package
+            if call.kind == "tf_kernel_library":
+                kernel_srcs += self._kernel_sources(dep)
+                continue
             if call.kind != "cc_library":
                 raise TargetError(f"{dep.required_by}: dependency {dep.label} is a "
-                                  f"{call.kind}; the pip build takes cc_library deps only")
+                                  f"{call.kind}; the pip build takes cc_library and "
+                                  "tf_kernel_library deps only")
             unknown = sorted(set(call.kwargs) - _DEP_ARGUMENTS)
             if unknown:
                 raise TargetError(f"{dep_where}: {', '.join(unknown)} of a cc_library "
                                   "dependency is not supported by the pip build")
-            # Header-only libraries are all this workspace has; a compiled one
-            # would need the flags Bazel gives a plain cc_library, not the macros'.
+            # A compiled cc_library would need the flags Bazel gives a plain
+            # cc_library, not the macros'; compiled code goes in a tf_kernel_library.
             compiled = [s for s in build_file_reader.files_of(call.kwargs.get("srcs", []))
                         if not s.endswith(_HEADERS)]
             if compiled or call.kwargs.get("linkopts"):
                 raise TargetError(f"{dep_where}: a cc_library with sources or linkopts "
-                                  "is not supported by the pip build (header-only deps are)")
+                                  "is not supported by the pip build (header-only deps "
+                                  "are; compiled ones go in a tf_kernel_library)")
             for include in _strings(call.kwargs.get("includes"), dep_where, "includes"):
                 flags += ["-isystem", os.path.normpath(os.path.join(self.root, dep_package,
                                                                      include))]
             flags += ["-D" + d for d in _strings(call.kwargs.get("defines"), dep_where,
                                                  "defines")]
-        return flags
+        return flags, kernel_srcs
+
+    @staticmethod
+    def _kernel_sources(dep: _Reached) -> List[str]:
+        """The compiled sources of a tf_kernel_library, which compile with the
+        macros' flags alone (tensorflow.bzl), whatever links them."""
+        unknown = sorted(set(dep.call.kwargs) - _KERNEL_LIBRARY_ARGUMENTS)
+        if unknown or dep.call.positional:
+            raise TargetError(f"{dep.where}: {', '.join(unknown) or 'positional arguments'} "
+                              "of a tf_kernel_library is not supported by the pip build")
+        if dep.call.kwargs.get("alwayslink", 1) != 1:
+            raise TargetError(f"{dep.where}: a tf_kernel_library without alwayslink is "
+                              "not supported by the pip build (it links every object)")
+        sources = [os.path.join(dep.package, f) for f in
+                   _files(dep.call.kwargs.get("srcs"), dep.where, "srcs")]
+        odd = [s for s in sources if not s.endswith(_COMPILED + _HEADERS)]
+        if odd:
+            raise TargetError(f"{dep.where}: the pip build does not know how to build "
+                              f"{', '.join(odd)}")
+        return [s for s in sources if s.endswith(_COMPILED)]
 
 
 def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Call,
                 xla_suffix: str) -> OpLibrary:
-    where = f"{package}/BUILD:{call.line} (tf_custom_op_library {call.name})"
-    unknown = sorted(set(call.kwargs) - _OP_LIBRARY_ARGUMENTS)
+    where = f"{package}/BUILD:{call.line} ({call.kind} {call.name})"
+    ffi = call.kind == "jax_ffi_library"
+    unknown = sorted(set(call.kwargs) - (_FFI_LIBRARY_ARGUMENTS if ffi else
+                                         _OP_LIBRARY_ARGUMENTS))
     if unknown or call.positional:
         raise TargetError(f"{where}: {', '.join(unknown) or 'positional arguments'} "
                           "not supported by the pip build")
@@ -204,6 +252,8 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         raise TargetError(f"{where}: the pip build does not know how to build "
                           f"{', '.join(odd)}")
     compiled = [s for s in sources if s.endswith(_COMPILED)]
+    dep_flags, kernel_srcs = workspace.dependencies(
+        _strings(call.kwargs.get("deps"), where, "deps"), package, where)
     return OpLibrary(
         path=os.path.join(package, call.name),
         srcs=[s for s in compiled if not s.endswith(xla_suffix)],
@@ -211,8 +261,11 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         gpu_srcs=[s for s in gpu if s.endswith(".cu.cc")],
         copts=_flags(call.kwargs.get("copts"), where, "copts"),
         linkopts=_flags(call.kwargs.get("linkopts"), where, "linkopts"),
-        dep_flags=workspace.dep_flags(_strings(call.kwargs.get("deps"), where, "deps"),
-                                      package, where),
+        dep_flags=dep_flags,
+        kernel_srcs=kernel_srcs,
+        handlers=_strings(call.kwargs.get("handlers"), where, "handlers") if ffi else None,
+        gpu_handlers=(_strings(call.kwargs.get("gpu_handlers"), where, "gpu_handlers")
+                      if ffi else None),
     )
 
 
@@ -227,7 +280,8 @@ def _macro_names(root: str) -> frozenset:
 
 
 def op_libraries(root: str, xla_suffix: str) -> List[OpLibrary]:
-    """Every tf_custom_op_library of the op packages the wheel ships."""
+    """Every tf_custom_op_library and jax_ffi_library of the op packages the
+    wheel ships."""
     workspace = _Workspace(root)
     macros = _macro_names(root)
     libraries = []
@@ -238,7 +292,8 @@ def op_libraries(root: str, xla_suffix: str) -> List[OpLibrary]:
                 raise TargetError(f"{package}/BUILD:{call.line}: {call.kind} is loaded "
                                   f"from {_MACROS_LABEL} under another name; load the "
                                   "macro under its own name for the pip build")
-            if call.kind == "tf_custom_op_library":
+            if call.kind == "tf_custom_op_library" or (
+                    call.kind == "jax_ffi_library" and call.loaded_from == _JAX_MACROS_LABEL):
                 libraries.append(_op_library(workspace, package, call, xla_suffix))
     return libraries
 

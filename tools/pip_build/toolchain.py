@@ -22,6 +22,7 @@ from tools.pip_build.targets import OpLibrary, TargetError
 
 BUILD_FLAGS_BZL = os.path.join("third_party", "tf", "build_flags.bzl")
 _FIND_TENSORFLOW = os.path.join("third_party", "tf", "find_tensorflow.py")
+_FIND_JAXLIB = os.path.join("third_party", "jax", "find_jaxlib.py")
 _NVCC_COMPILE_BZL = os.path.join("third_party", "gpus", "nvcc_compile.bzl")
 
 # What .bazelrc's --compilation_mode=opt gives every compile (see module doc).
@@ -76,23 +77,38 @@ class Toolchain:
     constants: Dict[str, Any]        # build_flags.bzl
     xla_include_dir: Optional[str]   # the xla_third_party folder, once made
     cuda: Optional[Cuda]
+    jaxlib: Dict[str, Any]           # find_jaxlib.describe_jaxlib()
 
     # The macros' _tf_copts(): TensorFlow's defines, its -std, then the shared flags.
     def tf_copts(self) -> List[str]:
         return (self.tensorflow["defines"] + ["-std=" + self.tensorflow["cxx_standard"]] +
                 self.constants["TF_OPT_COPTS"] + self.constants["TF_MATH_COPTS"])
 
+    def _system_includes(self, library: OpLibrary) -> List[str]:
+        """TensorFlow's headers (tf_header_lib's `includes`); for a JAX FFI
+        library jaxlib's FFI headers instead (@local_config_jax//:ffi_headers),
+        which TensorFlow's must not shadow: TensorFlow ships another
+        xla/ffi/api."""
+        if not library.is_jax_ffi:
+            return ["-isystem", self.tensorflow["include_dir"]]
+        if not self.jaxlib.get("found"):
+            raise TargetError(f"{library.path}: {self.jaxlib.get('reason')}; install "
+                              "requirements.txt (jax and jaxlib)")
+        return ["-isystem", self.jaxlib["include_dir"]]
+
     def _includes(self, library: OpLibrary) -> List[str]:
-        # Bazel's -iquote of the execution root (sources include workspace
-        # paths), TensorFlow's headers as -isystem (tf_header_lib's `includes`).
-        return (["-iquote", self.root] + library.dep_flags +
-                ["-isystem", self.tensorflow["include_dir"]])
+        # Bazel's -iquote of the execution root (sources include workspace paths).
+        return ["-iquote", self.root] + library.dep_flags + self._system_includes(library)
 
     def compile_command(self, library: OpLibrary, source: str, output: str) -> List[str]:
-        """A C++ source of an op library, as tf_custom_op_library compiles it;
-        XLA sources also see tf2xla's third-party headers (tf_xla_header_lib)."""
-        command = (self.cxx + COMPILATION_MODE_OPT + PIC + self.tf_copts() +
-                   library.copts + self._includes(library))
+        """A C++ source of an op library, as tf_custom_op_library (or, for its
+        kernel_srcs, tf_kernel_library) compiles it; XLA sources also see
+        tf2xla's third-party headers (tf_xla_header_lib)."""
+        # A tf_kernel_library's sources get the macros' flags, not the copts
+        # of the library that links them.
+        copts = [] if source in library.kernel_srcs else library.copts
+        command = (self.cxx + COMPILATION_MODE_OPT + PIC + self.tf_copts() + copts +
+                   self._includes(library))
         if source in library.xla_srcs:
             if self.xla_include_dir is None:
                 raise TargetError(f"{source}: XLA kernels need the headers "
@@ -107,9 +123,8 @@ class Toolchain:
         copts = (["-std=" + self.tensorflow["cxx_standard"]] + self.constants["NVCC_COPTS"] +
                  self.tensorflow["defines"] + ["-Xcompiler=" + f for f in host] +
                  ["-Xcompiler=" + f for f in library.copts])
-        includes = (["-I", self.root] + library.dep_flags +
-                    ["-isystem", self.tensorflow["include_dir"],
-                     "-isystem", os.path.join(self.cuda.toolkit, "include")])
+        includes = (["-I", self.root] + library.dep_flags + self._system_includes(library) +
+                    ["-isystem", os.path.join(self.cuda.toolkit, "include")])
         return ([self.cuda.nvcc, "-x", "cu", "-c"] + copts + includes + self.cuda.gencode +
                 [os.path.join(self.root, source), "-o", output])
 
@@ -119,8 +134,17 @@ class Toolchain:
                 ["-std=" + self.tensorflow["cxx_standard"], "-c", source, "-o", output])
 
     def link_command(self, library: OpLibrary, objects: List[str], output: str) -> List[str]:
-        """The cc_binary(linkshared = 1) of tf_custom_op_library."""
+        """The cc_binary(linkshared = 1) of tf_custom_op_library or of
+        jax_ffi_library (which links no TensorFlow and exports only its
+        handlers, through the version script `output`.lds)."""
         tf = self.tensorflow
+        if library.is_jax_ffi:
+            libs = ["-Wl,--version-script=" + output + ".lds"]
+            if self.cuda is not None and library.gpu_srcs:
+                libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
+                         "-ldl", "-lpthread", "-lrt"]
+            return (self.cxx + ["-shared", "-o", output] + objects + libs +
+                    library.linkopts + self.constants["TF_LINKOPTS"])
         libs = ["-L" + tf["lib_dir"]]
         if library.links_xla:
             if not tf["cc_lib"]:
@@ -174,6 +198,7 @@ def find(root: str, build_dir: str, cuda: bool) -> Toolchain:
     tensorflow = load_module(root, _FIND_TENSORFLOW).describe_tensorflow()
     constants = build_file_reader.read_plain_bzl(os.path.join(root, BUILD_FLAGS_BZL))
     cxx = shlex.split(os.environ.get("CXX", "")) or [shutil.which("g++") or "c++"]
+    jaxlib = load_module(root, _FIND_JAXLIB).describe_jaxlib()
     return Toolchain(
         root=root,
         cxx=cxx,
@@ -181,4 +206,5 @@ def find(root: str, build_dir: str, cuda: bool) -> Toolchain:
         constants=constants,
         xla_include_dir=make_xla_include_dir(constants, build_dir),
         cuda=_find_cuda(root, tensorflow) if cuda else None,
+        jaxlib=jaxlib,
     )

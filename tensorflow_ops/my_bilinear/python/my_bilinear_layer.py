@@ -3,6 +3,10 @@
 It is registered with Keras, so a model saved with `model.save("m.keras")` loads
 with `keras.models.load_model("m.keras")` once `tensorflow_ops.my_bilinear` is
 imported, without `custom_objects`.
+
+It runs on two Keras backends: TensorFlow (the MyBilinear op) and JAX
+(jax_ops, the same math through XLA's FFI, with the same bits). Under JAX,
+this module neither loads the TensorFlow op library nor calls TensorFlow.
 """
 
 import reprlib
@@ -10,10 +14,26 @@ from typing import Any, Dict, Sequence, Tuple
 
 import keras
 import numpy as np
-import tensorflow as tf
 
-from tensorflow_ops.my_bilinear.python.my_bilinear_ops import SUPPORTS_JIT_COMPILE
-from tensorflow_ops.my_bilinear.python.my_bilinear_ops import my_bilinear
+# The resize of the backend Keras runs on, imported with this module, so that
+# a missing library fails the import (with how to build it); None on a backend
+# the layer does not run on, whose layers refuse to be made.
+_BACKEND = keras.backend.backend()
+_RESIZE: Any = None
+SUPPORTS_JIT_COMPILE = False
+if _BACKEND == "tensorflow":
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+    from tensorflow_ops.my_bilinear.python import my_bilinear_ops  # pylint: disable=g-import-not-at-top
+    _RESIZE = my_bilinear_ops.my_bilinear
+    SUPPORTS_JIT_COMPILE = my_bilinear_ops.SUPPORTS_JIT_COMPILE
+elif _BACKEND == "jax":
+    from tensorflow_ops.my_bilinear.python import jax_ops  # pylint: disable=g-import-not-at-top
+    _RESIZE = jax_ops.my_bilinear
+    # The FFI handlers run under jax.jit, which is what Keras's jit_compile is
+    # on this backend.
+    SUPPORTS_JIT_COMPILE = True
+
+_SUPPORTED_BACKENDS = ("tensorflow", "jax")
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
@@ -43,9 +63,10 @@ def my_bilinear_supports_jit() -> bool:
 
     Keras's default `compile(jit_compile="auto")` turns XLA on when TensorFlow
     sees a GPU and every layer reports `supports_jit`, and an op without an XLA
-    kernel then fails inside `fit`. The answer is the op package's own
-    `SUPPORTS_JIT_COMPILE`, which my_bilinear_xla_test and this layer's test
-    check against an actual jit compilation.
+    kernel then fails inside `fit`. On TensorFlow the answer is the op
+    package's own `SUPPORTS_JIT_COMPILE`, which my_bilinear_xla_test and this
+    layer's test check against an actual jit compilation; on JAX, jit is
+    always on the table (my_bilinear_jax_keras_test compiles it).
     """
     return SUPPORTS_JIT_COMPILE
 
@@ -158,7 +179,7 @@ class MyBilinearLayer(keras.layers.Layer):
       **kwargs: standard layer arguments (name, dtype, trainable, ...).
 
     Raises:
-      RuntimeError: the Keras backend is not TensorFlow.
+      RuntimeError: the Keras backend is neither TensorFlow nor JAX.
       ValueError: `target_size` is not two positive integers that fit int32,
         `align_corners` or `half_pixel_centers` is not a bool, both are set,
         or the compute dtype is not one MyBilinear takes.
@@ -169,12 +190,14 @@ class MyBilinearLayer(keras.layers.Layer):
                  align_corners: bool = True,
                  half_pixel_centers: bool = False,
                  **kwargs: Any) -> None:
-        if keras.backend.backend() != "tensorflow":
+        # The backend of the resize imported with this module: Keras's
+        # backend is fixed once keras is imported.
+        if keras.backend.backend() != _BACKEND or _BACKEND not in _SUPPORTED_BACKENDS:
             raise RuntimeError(
-                "MyBilinearLayer runs a TensorFlow custom op and needs the "
-                f"TensorFlow Keras backend, but the backend is "
-                f"'{keras.backend.backend()}'. Set KERAS_BACKEND=tensorflow before "
-                "importing keras.")
+                "MyBilinearLayer runs a TensorFlow custom op or its JAX FFI twin "
+                "and needs the TensorFlow or JAX Keras backend, but the backend is "
+                f"'{keras.backend.backend()}'. Set KERAS_BACKEND=tensorflow (or jax) "
+                "before importing keras.")
         super().__init__(**kwargs)
         self.target_size = _checked_target_size(target_size)
         self.align_corners = _checked_flag("align_corners", align_corners)
@@ -194,11 +217,14 @@ class MyBilinearLayer(keras.layers.Layer):
         _check_rank(input_shape)
         super().build(input_shape)
 
-    def call(self, inputs: tf.Tensor) -> tf.Tensor:
-        images = tf.cast(inputs, self.compute_dtype)
-        return my_bilinear(images, self.target_size,
-                           align_corners=self.align_corners,
-                           half_pixel_centers=self.half_pixel_centers)
+    def call(self, inputs: Any) -> Any:
+        if _BACKEND == "tensorflow":
+            images = tf.cast(inputs, self.compute_dtype)
+        else:
+            images = keras.ops.cast(inputs, self.compute_dtype)
+        return _RESIZE(images, self.target_size,
+                       align_corners=self.align_corners,
+                       half_pixel_centers=self.half_pixel_centers)
 
     def compute_output_shape(self, input_shape: Sequence[Any]) -> Tuple[Any, ...]:
         _check_rank(input_shape)

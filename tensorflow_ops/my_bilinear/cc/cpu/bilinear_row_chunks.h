@@ -134,6 +134,35 @@ void RunRowChunks(int64_t rows, int64_t chunk_count, int helper_count,
   // ~Finish: the calling thread runs chunks until none is left, and waits.
 }
 
+// Fewest values of work (computed or read) for a kernel's rows to be split
+// over threads. The calling thread starts at once and a pool thread joins when
+// it wakes (RunRowChunks), so splitting pays from about 0.05 ms of work;
+// below that, the hand-off costs more than it saves
+// (docs/cpu_performance.md#kminvaluestosplit).
+constexpr int64_t kMinValuesToSplit = int64_t{1} << 18;
+
+// Chunks of rows are at least this many values of work (a few microseconds),
+// and there are at most kChunksPerThread per thread: enough that the thread
+// that finishes last waits for little, few enough that each thread reads and
+// writes long runs of memory.
+constexpr int64_t kMinValuesPerChunk = int64_t{1} << 15;
+constexpr int64_t kChunksPerThread = 16;
+
+// Calls work(begin_row, end_row) over rows [0, rows): on the calling thread
+// below kMinValuesToSplit values of work, else in chunks claimed by the
+// calling thread and up to threads - 1 helpers started by schedule(closure).
+// The kernels of every framework share it (TensorFlow's pool in
+// cc/kernels/my_bilinear_cpu_dispatch.h, XLA's in cc/jax), so they split alike.
+template <typename Work, typename Schedule>
+void ForRowRangesOn(int64_t threads, int64_t rows, int64_t work_values,
+                    const Work& work, const Schedule& schedule) {
+  if (work_values < kMinValuesToSplit) return work(int64_t{0}, rows);
+  const int64_t chunks =
+      std::min(work_values / kMinValuesPerChunk, kChunksPerThread * threads);
+  RunRowChunks(rows, chunks, static_cast<int>(std::min<int64_t>(threads - 1, 1 << 16)),
+               work, schedule);
+}
+
 }  // namespace bilinear
 }  // namespace tensorflow_ops
 

@@ -54,20 +54,6 @@ CpuStorageType<T>* AsStorage(T* data) {
   return reinterpret_cast<CpuStorageType<T>*>(data);
 }
 
-// Fewest values of work (computed or read) for a kernel's rows to be split
-// over threads. The calling thread starts at once and a pool thread joins when
-// it wakes (see ForRowRanges), so splitting pays from about 0.05 ms of work;
-// below that, the hand-off costs more than it saves
-// (docs/cpu_performance.md#kminvaluestosplit).
-constexpr int64_t kMinValuesToSplit = int64_t{1} << 18;
-
-// Chunks of rows are at least this many values of work (a few microseconds),
-// and there are at most kChunksPerThread per thread: enough that the thread
-// that finishes last waits for little, few enough that each thread reads and
-// writes long runs of memory.
-constexpr int64_t kMinValuesPerChunk = int64_t{1} << 15;
-constexpr int64_t kChunksPerThread = 16;
-
 // Calls work(begin_row, end_row) over rows [0, rows): on the calling thread
 // below kMinValuesToSplit values of work, else in chunks claimed by the calling
 // thread and up to (intra-op threads - 1) threads of TensorFlow's pool
@@ -83,12 +69,10 @@ void ForRowRanges(tensorflow::OpKernelContext* context, int64_t rows,
   // max_intra_op_parallelism sets it).
   const int threads =
       std::min(workers.num_threads, tensorflow::GetPerThreadMaxParallelism());
-  const int64_t chunks = std::min(work_values / kMinValuesPerChunk,
-                                  kChunksPerThread * threads);
-  RunRowChunks(rows, chunks, threads - 1, work,
-               [&workers](std::function<void()> closure) {
-                 workers.workers->Schedule(std::move(closure));
-               });
+  ForRowRangesOn(threads, rows, work_values, work,
+                 [&workers](std::function<void()> closure) {
+                   workers.workers->Schedule(std::move(closure));
+                 });
 }
 
 }  // namespace bilinear

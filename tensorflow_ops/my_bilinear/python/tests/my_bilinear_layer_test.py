@@ -250,12 +250,12 @@ class LayerConfigTest(test_util.TestCase, parameterized.TestCase):
         self.assertEqual(restored.target_size, (2, 3))
 
     def test_other_keras_backend_fails_at_construction(self):
-        # Keras's other backends need JAX (even the NumPy one), which is not
-        # installed here, so the backend Keras reports is simulated.
-        with mock.patch.object(keras.backend, "backend", return_value="jax"):
+        # Keras's backend is fixed when keras is imported, so another one is
+        # simulated (the JAX backend itself: my_bilinear_jax_keras_test).
+        with mock.patch.object(keras.backend, "backend", return_value="torch"):
             with self.assertRaisesRegex(
-                    RuntimeError, "needs the TensorFlow Keras backend, but the "
-                    "backend is 'jax'. Set KERAS_BACKEND=tensorflow"):
+                    RuntimeError, "needs the TensorFlow or JAX Keras backend, but the "
+                    "backend is 'torch'. Set KERAS_BACKEND=tensorflow"):
                 MyBilinearLayer((2, 2))
 
 
