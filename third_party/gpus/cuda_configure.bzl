@@ -8,7 +8,8 @@ The toolkit is looked for at $CUDA_TOOLKIT_PATH (TensorFlow's variable), then
   //cuda:cuda_headers       CUDA's headers, and an include dir in which
                             `third_party/gpus/cuda/include` is CUDA's include dir,
                             as TensorFlow's GPU headers expect
-  //cuda:cudart_static      the static CUDA runtime and the system libraries it needs
+  //cuda:cudart_static_archive  CUDA's static runtime (libcudart_static.a), which
+                            //third_party/gpus:cudart_static links
   //cuda:build_defs.bzl     CUDA_PATH, NVCC_PATH, CUDA_VERSION,
                             CUDA_COMPUTE_CAPABILITIES and if_cuda()
 Without a toolkit the targets are empty and NVCC_PATH is "", so a CPU-only
@@ -61,10 +62,13 @@ def _build_file(has_toolkit):
         '    includes = ["include", "tf_include"],',
         ")",
         "",
-        "cc_library(",
-        '    name = "cudart_static",',
+        "# A file, not a cc_library: a cc_library here would add this",
+        "# repository's include paths to every source of the libraries that link",
+        "# it, so they would compile again under --config=cuda",
+        "# (//third_party/gpus:cudart_static links it).",
+        "filegroup(",
+        '    name = "cudart_static_archive",',
         "    srcs = %s," % cudart,
-        '    linkopts = ["-ldl", "-lpthread", "-lrt"],',
         ")",
         "",
     ])

@@ -92,7 +92,7 @@ def jax_ffi_library(name, srcs, handlers, gpu_srcs = [], gpu_handlers = [], deps
         native.cc_library(
             name = base + "_gpu",
             srcs = if_cuda([":" + objects]),
-            deps = if_cuda(["@local_config_cuda//cuda:cudart_static"]),
+            deps = if_cuda(["//third_party/gpus:cudart_static"]),
             alwayslink = 1,
             visibility = ["//visibility:private"],
         )

@@ -202,7 +202,7 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
             srcs,
         ),
         hdrs = hdrs,
-        deps = all_deps + if_cuda(["@local_config_cuda//cuda:cudart_static"]),
+        deps = all_deps + if_cuda(["//third_party/gpus:cudart_static"]),
         copts = _tf_copts() + copts,
         alwayslink = 1,
         **kwargs

@@ -153,7 +153,7 @@ class Toolchain:
             libs.append("-l:" + tf["cc_lib"])
         libs.append("-l:" + tf["framework_lib"])
         if self.cuda is not None and library.gpu_srcs:
-            # @local_config_cuda//cuda:cudart_static and its linkopts.
+            # //third_party/gpus:cudart_static and its linkopts.
             libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
                      "-ldl", "-lpthread", "-lrt"]
         return (self.cxx + ["-shared", "-o", output] + objects + libs +
