@@ -224,10 +224,10 @@ def _tf_xla_kernel_library(name, srcs, deps, copts):
         ],
         copts = _tf_copts() + copts,
         alwayslink = 1,
-        # Built only as part of the op library (position-independent objects).
-        # As a target of its own in `bazel build //...` or `bazel test //...`,
-        # it would compile its sources a second time, without -fPIC, for a
-        # static archive nothing links (24 s for MyBilinear's XLA kernels).
+        # Built only as part of the op library: as a target of its own in
+        # `bazel build //...` it would also build a static archive nothing
+        # links (and, without .bazelrc's --force_pic, compile its sources a
+        # second time for it).
         tags = ["manual"],
         visibility = ["//visibility:private"],
     )
