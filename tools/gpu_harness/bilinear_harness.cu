@@ -153,6 +153,26 @@ struct Cases {
     CheckGradient<T>(g, Values<T>(OutputSize(g), ++*seed, data), flush,
                      &table->Row("gradient", TypeName<T>(), shapes), timed);
   }
+  // The forward pairs the full matrix checks.
+  void WideForwards() {
+    Forward<float, float>();
+    Forward<double, double>();
+    Forward<double, float>();
+    Forward<uint8_t, float>();
+  }
+  // The other forward pairs: the integer and 16-bit images, which the reduced
+  // matrix checks.
+  void NarrowForwards() {
+    Forward<int8_t, float>();
+    Forward<int16_t, float>();
+    Forward<uint16_t, float>();
+    Forward<int32_t, float>();
+    Forward<int64_t, float>();
+    Forward<Float16, Float16>();
+    Forward<Float16, float>();
+    Forward<Bfloat16, Bfloat16>();
+    Forward<Bfloat16, float>();
+  }
 };
 
 // Every dtype over the matrix (the 16-bit and integer ones over fewer widths
@@ -162,25 +182,14 @@ void CheckMatrices(bool quick, Table* table) {
   ForEachGeometry(quick ? Matrix::kQuick : Matrix::kFull,
                   [&](const ResizeGeometry& g, const std::string& name) {
                     Cases c{g, name, table, &seed};
-                    c.Forward<float, float>();
-                    c.Forward<double, double>();
-                    c.Forward<double, float>();
-                    c.Forward<uint8_t, float>();
+                    c.WideForwards();
                     c.Gradient<float>();
                     c.Gradient<double>();
                   });
   ForEachGeometry(quick ? Matrix::kQuick : Matrix::kReduced,
                   [&](const ResizeGeometry& g, const std::string& name) {
                     Cases c{g, name, table, &seed};
-                    c.Forward<int8_t, float>();
-                    c.Forward<int16_t, float>();
-                    c.Forward<uint16_t, float>();
-                    c.Forward<int32_t, float>();
-                    c.Forward<int64_t, float>();
-                    c.Forward<Float16, Float16>();
-                    c.Forward<Float16, float>();
-                    c.Forward<Bfloat16, Bfloat16>();
-                    c.Forward<Bfloat16, float>();
+                    c.NarrowForwards();
                     c.Gradient<Float16>();
                     c.Gradient<Bfloat16>();
                   });
@@ -197,19 +206,8 @@ void CheckMatrices(bool quick, Table* table) {
   for (const auto& s : vector_shapes) {
     ForEachAttrMode(2, s[0], s[1], s[2], s[3], s[4], [&](const ResizeGeometry& g) {
       Cases c{g, "vector row grid " + ShapeName(g), table, &seed};
-      c.Forward<float, float>();
-      c.Forward<double, double>();
-      c.Forward<double, float>();
-      c.Forward<int8_t, float>();
-      c.Forward<uint8_t, float>();
-      c.Forward<int16_t, float>();
-      c.Forward<uint16_t, float>();
-      c.Forward<int32_t, float>();
-      c.Forward<int64_t, float>();
-      c.Forward<Float16, Float16>();
-      c.Forward<Float16, float>();
-      c.Forward<Bfloat16, Bfloat16>();
-      c.Forward<Bfloat16, float>();
+      c.WideForwards();
+      c.NarrowForwards();
     });
   }
 
