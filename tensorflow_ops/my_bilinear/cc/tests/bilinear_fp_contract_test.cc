@@ -1,10 +1,11 @@
 // The resize math stays bitwise equal to TensorFlow's float arithmetic when it
 // is compiled with FMA instructions enabled.
 //
-// Built with -mfma on top of the op libraries' flags (tf_cc_test). Without
-// -ffp-contract=off among those flags, GCC fuses `a + (b - a) * t` into one
-// multiply-add, which rounds once where TensorFlow rounds twice, and this
-// test fails. The reference rounds every product explicitly, so no compiler
+// Built with -mfma on top of the op libraries' flags (tf_cc_test), and with
+// -fexpensive-optimizations, the pass that fuses, which the ASan config's -O1
+// turns off. Without -ffp-contract=off among those flags, GCC fuses
+// `a + (b - a) * t` into one multiply-add, which rounds once where TensorFlow
+// rounds twice, and this test fails. The reference rounds every product explicitly, so no compiler
 // setting can fuse it.
 #include <cmath>
 #include <cstdint>
