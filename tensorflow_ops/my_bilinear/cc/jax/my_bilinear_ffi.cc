@@ -15,7 +15,7 @@
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/jax/my_bilinear_ffi.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_blends.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_unrolled_channels.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "xla/ffi/api/ffi.h"
 

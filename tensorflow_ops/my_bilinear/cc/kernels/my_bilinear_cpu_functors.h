@@ -21,7 +21,7 @@
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_blends.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_unrolled_channels.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_axis_adjoint.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {

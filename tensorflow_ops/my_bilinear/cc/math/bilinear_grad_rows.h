@@ -12,20 +12,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_axis_adjoint.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
-
-// The vertical weight with which output row weight `w` reads input row `in_y`.
-template <typename A>
-A RowWeight(const AxisWeight<A>& w, int64_t in_y) {
-  // Where both neighbours are the same row, the forward pass returns that row
-  // unchanged: weight exactly 1.
-  if (w.lower == w.upper) return A(1);
-  return w.lower == in_y ? A(1) - w.lerp : w.lerp;
-}
 
 // total[i] (=, where kFirst, else +=) the weighted sum of kRows rows of
 // `count` values, added in ascending order: per row, one product and one sum,

@@ -18,9 +18,10 @@
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_prefetch.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_axis_adjoint.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_copy_rows.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_columns.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_rows.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -35,29 +36,6 @@ namespace bilinear {
 // stack).
 template <typename A>
 constexpr int64_t kTileElements = 32768 / sizeof(A);
-
-// The output rows [*begin, *end) that read input row `in_y`. Every output row
-// blends two neighbouring (or equal) input rows, and both never decrease with
-// the output row, so the rows with upper >= in_y and lower <= in_y are
-// contiguous, and each of them reads `in_y`.
-template <typename A>
-void OutputRowsReading(const AxisSampler<A>& rows, int64_t out_height,
-                       int64_t in_y, int64_t* begin, int64_t* end) {
-  auto first = [&](auto is_past) {  // the first output row where is_past holds
-    int64_t low = 0, high = out_height;
-    while (low < high) {
-      const int64_t middle = low + (high - low) / 2;
-      if (is_past(rows.At(middle))) {
-        high = middle;
-      } else {
-        low = middle + 1;
-      }
-    }
-    return low;
-  };
-  *begin = first([in_y](const AxisWeight<A>& w) { return w.upper >= in_y; });
-  *end = first([in_y](const AxisWeight<A>& w) { return w.lower > in_y; });
-}
 
 // The input columns [*begin, *end) of one tile from `begin`, and the output
 // columns [*first_column, *end_column) that read them: at most

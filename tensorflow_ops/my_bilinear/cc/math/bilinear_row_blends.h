@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_unrolled_channels.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -19,46 +20,6 @@ namespace bilinear {
 // weights) keeps rows of up to 1024 pixels in one pass
 // (docs/cpu_performance.md#kcolumnblock).
 constexpr int64_t kColumnBlock = 1024;
-
-// Calls fn(std::integral_constant<int, N>()) where `channels` is N, one of
-// the counts whose channel loops are unrolled (common image and feature-map
-// depths), else fn(std::integral_constant<int, 0>()): a count read at run time.
-// kUnrollTwo also unrolls 2 channels: only the float rows' callers ask for it,
-// as unrolling it for every type pair would lengthen every kernel's compile
-// (docs/cpu_performance.md#withunrolledchannels).
-template <bool kUnrollTwo = false, typename Fn>
-void WithUnrolledChannels(int64_t channels, const Fn& fn) {
-  if constexpr (kUnrollTwo) {
-    if (channels == 2) return fn(std::integral_constant<int, 2>());
-  }
-  switch (channels) {
-    case 1:
-      return fn(std::integral_constant<int, 1>());
-    case 3:
-      return fn(std::integral_constant<int, 3>());
-    case 4:
-      return fn(std::integral_constant<int, 4>());
-    case 8:
-      return fn(std::integral_constant<int, 8>());
-    case 16:
-      return fn(std::integral_constant<int, 16>());
-    case 32:
-      return fn(std::integral_constant<int, 32>());
-    case 64:
-      return fn(std::integral_constant<int, 64>());
-    default:
-      return fn(std::integral_constant<int, 0>());
-  }
-}
-
-// Whether `channels` is one of the counts WithUnrolledChannels fixes.
-inline bool IsUnrolledChannelCount(int64_t channels) {
-  bool unrolled = false;
-  WithUnrolledChannels(channels, [&](auto fixed_channels) {
-    unrolled = decltype(fixed_channels)::value > 0;
-  });
-  return unrolled;
-}
 
 // Whether rows of kChannels-channel OutT pixels may be written with streaming
 // stores: float pixels of whole 16-byte units (see bilinear_streaming_stores.h).

@@ -1,0 +1,53 @@
+// The transpose of an AxisSampler (bilinear_weights.h): for one input index,
+// the output indices that read it and the weight each one reads it with.
+//
+// TensorFlow-free. The CPU gradient (bilinear_resize_grad.h) and the XLA
+// kernels' tables (bilinear_adjoint_terms.h) both start from these, so that
+// they add the same terms; being this small, the XLA kernels, the longest
+// compile of the op library, do not recompile when the CPU math changes.
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_AXIS_ADJOINT_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_AXIS_ADJOINT_H_
+
+#include <cstdint>
+
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+
+namespace tensorflow_ops {
+namespace bilinear {
+
+// The output rows [*begin, *end) that read input row `in_y`. Every output row
+// blends two neighbouring (or equal) input rows, and both never decrease with
+// the output row, so the rows with upper >= in_y and lower <= in_y are
+// contiguous, and each of them reads `in_y`.
+template <typename A>
+void OutputRowsReading(const AxisSampler<A>& rows, int64_t out_height,
+                       int64_t in_y, int64_t* begin, int64_t* end) {
+  auto first = [&](auto is_past) {  // the first output row where is_past holds
+    int64_t low = 0, high = out_height;
+    while (low < high) {
+      const int64_t middle = low + (high - low) / 2;
+      if (is_past(rows.At(middle))) {
+        high = middle;
+      } else {
+        low = middle + 1;
+      }
+    }
+    return low;
+  };
+  *begin = first([in_y](const AxisWeight<A>& w) { return w.upper >= in_y; });
+  *end = first([in_y](const AxisWeight<A>& w) { return w.lower > in_y; });
+}
+
+// The vertical weight with which output row weight `w` reads input row `in_y`.
+template <typename A>
+A RowWeight(const AxisWeight<A>& w, int64_t in_y) {
+  // Where both neighbours are the same row, the forward pass returns that row
+  // unchanged: weight exactly 1.
+  if (w.lower == w.upper) return A(1);
+  return w.lower == in_y ? A(1) - w.lerp : w.lerp;
+}
+
+}  // namespace bilinear
+}  // namespace tensorflow_ops
+
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_AXIS_ADJOINT_H_
