@@ -5,7 +5,7 @@ The copy holds the workspace's files as git sees them (tracked, and untracked
 but not ignored) and its .tf_configure.bazelrc. tools/new_op.py writes one op
 with no flags, one with --grad, one with --gpu and one with --gpu --grad; one
 nested Bazel run (its own output root under TEST_TMPDIR, shut down and removed
-at the end) builds all four and runs the smallest tests that prove each works:
+at the end; the disk cache of tests/nested_bazel_cache.py) builds all four and runs the smallest tests that prove each works:
 the unit tests of the op and of its math, and the GPU grid test and the GPU
 test where there are GPU kernels (the property tests, which only the template's
 parts make up, run for the --gpu --grad op alone). It runs in the
@@ -35,6 +35,8 @@ import tempfile
 import time
 from typing import List
 import unittest
+
+from tests import nested_bazel_cache
 
 # The workspace as it is on disk (the test is tagged "external": never cached).
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -99,6 +101,9 @@ class NewOpBazelTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.scratch, ignore_errors=True)
         self.addCleanup(self.bazel, "shutdown")
         _copy_workspace(self.copy)
+        # Every command that builds or analyses passes the same flags, so the
+        # server keeps its analysis between them.
+        self.build_flags = self.config + nested_bazel_cache.flags()
 
     def bazel(self, *args: str) -> subprocess.CompletedProcess:
         """Bazel in the copy, with its own output root; the server quits on its
@@ -139,13 +144,15 @@ class NewOpBazelTest(unittest.TestCase):
 
         start = time.monotonic()
         run = self.bazel("test", "--color=no", "--curses=no", "--test_output=errors",
-                         "--test_summary=short", *config, *targets)
+                         "--test_summary=short", *self.build_flags, *targets)
         print(f"nested bazel test of {len(targets)} targets {' '.join(config)}: "
               f"{time.monotonic() - start:.0f} s")
         self.assertEqual(run.returncode, 0, run.stdout[-4000:] + run.stderr[-8000:])
         log = run.stdout + run.stderr
         for target in targets:
-            self.assertRegex(log, rf"{target}\s+PASSED")
+            # "(cached)": the same test, with the same inputs, passed in an
+            # earlier run that filled the disk cache.
+            self.assertRegex(log, rf"{target}\s+(\(cached\)\s+)?PASSED")
         if cuda:
             for package, (flags, _) in built.items():
                 for source in ("op_gpu", "grad_op_gpu"):
@@ -154,7 +161,7 @@ class NewOpBazelTest(unittest.TestCase):
                                      f"{package}_{source}.cu.cc")
 
         # The wheel and the fuzzer take the new packages with nothing edited by hand.
-        query = self.bazel("cquery", *config,
+        query = self.bazel("cquery", *self.build_flags,
                            "deps(//tensorflow_ops:all_ops, 1) + deps(//tests/fuzz:op_calls, 1)")
         self.assertEqual(query.returncode, 0, query.stderr[-4000:])
         for package in VARIANTS:
@@ -173,13 +180,13 @@ class NewOpBazelTest(unittest.TestCase):
             self.assertEqual(vendor.returncode, 0, vendor.stdout + vendor.stderr)
 
         if cuda:
-            self.check_gpu_kernels_registered(config, list(built))
+            self.check_gpu_kernels_registered(list(built))
 
-    def check_gpu_kernels_registered(self, config: List[str], packages: List[str]) -> None:
+    def check_gpu_kernels_registered(self, packages: List[str]) -> None:
         """The --gpu ops' libraries register GPU kernels, the others none (a
         CPU-only build has none to check, so //... skips this TensorFlow
         start)."""
-        bin_dir = self.bazel("info", *config, "bazel-bin").stdout.strip()
+        bin_dir = self.bazel("info", *self.build_flags, "bazel-bin").stdout.strip()
         libraries = []
         wanted = {}
         for package in packages:
