@@ -11,6 +11,7 @@
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_blends.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_unrolled_channels.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_wide_streaming.h"
 

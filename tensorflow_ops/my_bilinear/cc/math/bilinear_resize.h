@@ -31,6 +31,7 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_buffers.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_span_rows.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_unrolled_channels.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {

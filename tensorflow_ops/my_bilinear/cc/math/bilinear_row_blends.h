@@ -9,7 +9,6 @@
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_unrolled_channels.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {

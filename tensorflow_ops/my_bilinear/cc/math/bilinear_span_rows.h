@@ -11,6 +11,7 @@
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_blends.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_buffers.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_unrolled_channels.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
