@@ -3,37 +3,43 @@
 new_op_bazel_test and vendor_into_tf_bazel_test each start a Bazel of their own
 in a fresh output root, which compiles every source of its workspace again.
 Given `--disk_cache` (Bazel's content-addressed store of action outputs), a
-nested run reuses what an earlier one compiled with the same command line and
-inputs: the CUDA run of new_op_bazel_test in .ci/run reuses the CPU objects of
-the CPU run before it, and running `bazel test //...` again reuses both. A hit
-is exact (the key is every input's digest and the command), so the tests prove
-the same things as with a cold cache, only sooner.
+nested run reuses the objects and libraries that an earlier one built with the
+same command line and inputs: the CUDA run of new_op_bazel_test in .ci/run
+reuses the CPU objects of the CPU run before it, and running `bazel test //...`
+again reuses both. The nested tests themselves always run again
+(`--nocache_test_results`): the Python interpreter, its packages and the GPUs
+present are not inputs of a test action, so a cached result could hide a
+failure they cause.
 
 The cache lives in the outer Bazel's output base, beside the execroot that runs
-the test, so `bazel clean --expunge` removes it with everything else. Bazel 4
-never trims a disk cache, so one past MAX_BYTES is emptied before a run.
+the test, so `bazel clean --expunge` removes it with everything else (do that
+after upgrading the compiler in place, which, as for the outer build, is not
+part of any key). Bazel 4 never trims a disk cache, so one past MAX_BYTES is
+emptied before a run.
 """
 
 import os
 import shutil
 from typing import List, Optional
 
-# Past this, the next run starts the cache again (one run adds about 100 MB).
+# Past this, the next run starts the cache again (one run adds about 20 MB).
 MAX_BYTES = 2 << 30
 _FOLDER = "nested_bazel_disk_cache"
+# The flags every nested build command takes with the cache.
+_WITH_CACHE = ["--nocache_test_results"]
 
 
 def _outer_output_base() -> Optional[str]:
-    """The output base of the Bazel running this test: the folder above
-    execroot/ in the runfiles' real path; None outside `bazel test`."""
+    """The output base of the Bazel running this test: the folder above the
+    last execroot/ in the runfiles' real path; None outside `bazel test`."""
     runfiles = os.environ.get("TEST_SRCDIR")
-    if not runfiles:
+    if not runfiles or not os.path.isabs(runfiles):
         return None
     real = os.path.realpath(runfiles)
     marker = os.sep + "execroot" + os.sep
     if marker not in real:
         return None
-    return real[:real.index(marker)]
+    return real[:real.rindex(marker)]
 
 
 def _size(folder: str) -> int:
@@ -48,9 +54,10 @@ def _size(folder: str) -> int:
 
 
 def flags() -> List[str]:
-    """`--disk_cache=<folder>` for a nested Bazel command, or nothing where
-    this does not run under Bazel ($NESTED_BAZEL_DISK_CACHE overrides the
-    folder; set it empty for no cache)."""
+    """`--disk_cache=<folder> --nocache_test_results` for a nested Bazel build
+    or test command, or nothing where this does not run under Bazel or the
+    folder cannot be made ($NESTED_BAZEL_DISK_CACHE, passed with --test_env,
+    overrides the folder; empty turns the cache off)."""
     folder = os.environ.get("NESTED_BAZEL_DISK_CACHE")
     if folder is None:
         base = _outer_output_base()
@@ -59,7 +66,12 @@ def flags() -> List[str]:
         folder = os.path.join(base, _FOLDER)
     if not folder:
         return []
-    if os.path.isdir(folder) and _size(folder) > MAX_BYTES:
-        shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder, exist_ok=True)
-    return [f"--disk_cache={folder}"]
+    # The nested Bazel runs in another folder than this test.
+    folder = os.path.abspath(os.path.expanduser(folder))
+    try:
+        if os.path.isdir(folder) and _size(folder) > MAX_BYTES:
+            shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return []  # no cache: slower, the same test
+    return [f"--disk_cache={folder}"] + _WITH_CACHE
