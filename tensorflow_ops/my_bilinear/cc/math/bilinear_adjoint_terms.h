@@ -71,7 +71,7 @@ void FillAdjointTables(const AxisSampler<A>& sampler, int64_t out_size,
       const int64_t o = std::min(terms->first[i] + std::min(j, last), out_size - 1);
       terms->source[j * in_size + i] = o;
       if (j < terms->count[i]) {
-        terms->weight[j * in_size + i] = RowWeight(sampler.At(o), i);
+        terms->weight[j * in_size + i] = WeightOfNeighbour(sampler.At(o), i);
       }
     }
   }

@@ -1,10 +1,11 @@
 // The transpose of an AxisSampler (bilinear_weights.h): for one input index,
 // the output indices that read it and the weight each one reads it with.
 //
-// TensorFlow-free. The CPU gradient (bilinear_resize_grad.h) and the XLA
-// kernels' tables (bilinear_adjoint_terms.h) both start from these, so that
-// they add the same terms; being this small, the XLA kernels, the longest
-// compile of the op library, do not recompile when the CPU math changes.
+// TensorFlow-free. The CPU gradient (bilinear_resize_grad.h), the GPU one
+// (bilinear_grad_passes.h) and the XLA kernels' tables
+// (bilinear_adjoint_terms.h) all start from these, so that they add the same
+// terms; being this small, the XLA kernels, the longest compile of the op
+// library, do not recompile when the CPU math changes.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_AXIS_ADJOINT_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_AXIS_ADJOINT_H_
 
@@ -38,13 +39,13 @@ void OutputRowsReading(const AxisSampler<A>& rows, int64_t out_height,
   *end = first([in_y](const AxisWeight<A>& w) { return w.lower > in_y; });
 }
 
-// The vertical weight with which output row weight `w` reads input row `in_y`.
+// The weight with which an output index of weight `w` reads input index `in`,
+// one of its two neighbours: exactly 1 where both neighbours are `in`, since
+// the forward pass then returns that value unchanged. Rows and columns, and
+// the CPU, GPU and XLA gradients, all weigh their terms with it.
 template <typename A>
-A RowWeight(const AxisWeight<A>& w, int64_t in_y) {
-  // Where both neighbours are the same row, the forward pass returns that row
-  // unchanged: weight exactly 1.
-  if (w.lower == w.upper) return A(1);
-  return w.lower == in_y ? A(1) - w.lerp : w.lerp;
+BILINEAR_HOST_DEVICE A WeightOfNeighbour(const AxisWeight<A>& w, int64_t in) {
+  return w.lower == w.upper ? A(1) : (w.lower == in ? A(1) - w.lerp : w.lerp);
 }
 
 }  // namespace bilinear

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_axis_adjoint.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
 namespace tensorflow_ops {
@@ -58,8 +59,7 @@ void FindColumnTerms(const AxisSampler<A>& sampler, int64_t first_column,
     for (int64_t x = begin; x < end; ++x) {
       const AxisWeight<A> w = sampler.At(first_column + x);
       terms->column[count] = static_cast<int32_t>(x);
-      terms->weight[count] =
-          w.lower == w.upper ? A(1) : (w.lower == pixel ? A(1) - w.lerp : w.lerp);
+      terms->weight[count] = WeightOfNeighbour(w, pixel);
       ++count;
     }
   }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_axis_adjoint.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -76,14 +77,6 @@ BILINEAR_HOST_DEVICE void OutputRangeReading(const AxisSampler<A>& sampler,
   while (last < out_size && sampler.At(last).lower <= in) ++last;
   *begin = first;
   *end = last;
-}
-
-// The weight with which an output index of weight `w` reads input index `in`
-// (one of its neighbours); exactly 1 where both neighbours are `in`.
-template <typename A>
-BILINEAR_HOST_DEVICE A WeightOfNeighbour(const AxisWeight<A>& w, int64_t in) {
-  if (w.lower == w.upper) return A(1);
-  return w.lower == in ? A(1) - w.lerp : w.lerp;
 }
 
 // Element `index` of the partial of the tile that starts at input row

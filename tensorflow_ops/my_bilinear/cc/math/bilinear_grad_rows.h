@@ -154,7 +154,7 @@ void SumOutputRows(const AxisSampler<A>& row_sampler, int64_t first, int64_t las
     A weights[4];
     for (int k = 0; k < row_count; ++k) {
       rows[k] = source + (y + k - first) * row_size;
-      weights[k] = unweighted ? A(1) : RowWeight(row_sampler.At(y + k), in_y);
+      weights[k] = unweighted ? A(1) : WeightOfNeighbour(row_sampler.At(y + k), in_y);
     }
     if (y == first) {
       AddWeightedTiles</*kFirst=*/true>(rows, weights, row_count, stride, width,

@@ -211,7 +211,7 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
             }
           };
           if (last - first == 1) {
-            const A weight = RowWeight(row_sampler.At(first), in_y);
+            const A weight = WeightOfNeighbour(row_sampler.At(first), in_y);
             if constexpr (std::is_same<T, A>::value) {
               gather(source_row(first), c, weight);
             } else {
