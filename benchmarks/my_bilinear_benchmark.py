@@ -83,8 +83,8 @@ class Row:
 
     @property
     def fill_bound_speedup(self) -> float:
-        """The speed-up of a kernel that took no longer than `tf.fill` of its
-        result: the most any op that returns a fresh tensor this size gains."""
+        """The speed-up of a kernel that took as long as `tf.fill` of its result:
+        a bound where the result is written out of cache (benchmarks/README.md)."""
         return self.timings["tensorflow"].median_ms / self.timings["fill"].median_ms
 
 
@@ -220,7 +220,7 @@ def summarize(rows: List[Row]) -> None:
                   f"{slowest.speedup:.2f} ({list(slowest.shape)} {slowest.attrs}), "
                   f"max ours/fill {max(r.over_fill for r in passes):.2f} "
                   f"over {len(passes)} cases; TF/fill (the speed-up of a kernel "
-                  f"as fast as tf.fill) {min(bounds):.2f} to {max(bounds):.2f}, "
+                  f"taking tf.fill's time) {min(bounds):.2f} to {max(bounds):.2f}, "
                   f"under {target} in {sum(b < target for b in bounds)}")
     def case_of(row: Row) -> Tuple:
         return row.pass_name, tuple(row.shape), tuple(row.size), row.attrs

@@ -29,9 +29,10 @@ _FOLDER = "nested_bazel_disk_cache"
 _WITH_CACHE = ["--nocache_test_results"]
 
 
-def _outer_output_base() -> Optional[str]:
+def outer_output_base() -> Optional[str]:
     """The output base of the Bazel running this test: the folder above the
-    last execroot/ in the runfiles' real path; None outside `bazel test`."""
+    last execroot/ in the runfiles' real path; None outside `bazel test`
+    (pip_install_test keeps its objects there too)."""
     runfiles = os.environ.get("TEST_SRCDIR")
     if not runfiles or not os.path.isabs(runfiles):
         return None
@@ -60,7 +61,7 @@ def flags() -> List[str]:
     overrides the folder; empty turns the cache off)."""
     folder = os.environ.get("NESTED_BAZEL_DISK_CACHE")
     if folder is None:
-        base = _outer_output_base()
+        base = outer_output_base()
         if base is None:
             return []
         folder = os.path.join(base, _FOLDER)

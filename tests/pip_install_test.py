@@ -9,11 +9,19 @@ file, with a `bazel` first on PATH that records any call and fails. Then
 tests/pip_install_probe.py runs once against the installed package and once
 against the Bazel-built library, and every result is compared byte for byte.
 
+Under `bazel test`, the copy and the build's objects (TENSORFLOW_OPS_BUILD_DIR)
+stay in the outer Bazel's output base, as tests/nested_bazel_cache.py keeps the
+nested builds': the next run recompiles only the sources whose command, source
+or headers changed, and so a fresh output base (CI's) compiles everything.
+PIP_INSTALL_TEST_CACHE (through --test_env) moves that folder; empty turns it
+off.
+
 The Bazel library: $TENSORFLOW_OPS_REFERENCE_LIBRARY, else the runfiles'
 tensorflow_ops/my_bilinear/my_bilinear_op.so (the py_test's data), else the
 source tree's bazel-bin/. A missing one fails the test; nothing here skips.
 """
 
+import fcntl
 import json
 import os
 import shutil
@@ -22,9 +30,11 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import tensorflow as tf
+
+from tests import nested_bazel_cache
 
 _PIP_SECONDS = int(os.environ.get("PIP_INSTALL_TEST_TIMEOUT", "2400"))
 _PROBE_SECONDS = 300
@@ -60,10 +70,56 @@ def _reference_library() -> str:
                          ":my_bilinear_op.so) or set TENSORFLOW_OPS_REFERENCE_LIBRARY.")
 
 
+def _kept_folder() -> Optional[str]:
+    """Where the checkout's copy and the pip build's objects stay between runs;
+    None for a fresh copy and build in a temporary folder."""
+    folder = os.environ.get("PIP_INSTALL_TEST_CACHE")
+    if folder is None:
+        base = nested_bazel_cache.outer_output_base()
+        if base is None:
+            return None
+        folder = os.path.join(base, "pip_install_test_cache")
+    return os.path.abspath(os.path.expanduser(folder)) if folder else None
+
+
 def _ignored(folder: str, names: List[str]) -> List[str]:
+    """The names in `folder` of the source tree that the copy leaves out."""
     top = os.path.realpath(folder) == _source_tree()
     return [n for n in names if n in _NOT_COPIED or (top and n.startswith("bazel-"))
             or n.endswith((".so", ".pyc"))]
+
+
+def _copy_if_changed(source: str, target: str) -> None:
+    """Copies a file unless `target` already holds its bytes, which then keeps
+    its time: a copied file is newer than any object compiled from the old
+    one, whatever the source's own time."""
+    if os.path.isfile(target) and not os.path.islink(target):
+        with open(source, "rb") as new, open(target, "rb") as old:
+            if new.read() == old.read():
+                return
+    if os.path.lexists(target):
+        os.remove(target)
+    shutil.copyfile(source, target)
+    shutil.copymode(source, target)
+
+
+def _update_copy(copy: str) -> None:
+    """Makes `copy` hold the source tree's files, as copytree would, rewriting
+    only those whose bytes changed and removing those gone from the tree."""
+    for folder, dirs, files in os.walk(copy, topdown=False):
+        original = os.path.join(_source_tree(), os.path.relpath(folder, copy))
+        kept = set(os.listdir(original)) if os.path.isdir(original) else set()
+        kept -= set(_ignored(original, sorted(kept)))
+        for name in files + dirs:
+            path = os.path.join(folder, name)
+            twin = os.path.join(original, name)
+            if name not in kept or os.path.isdir(path) != os.path.isdir(twin):
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.remove(path)
+    shutil.copytree(_source_tree(), copy, ignore=_ignored, dirs_exist_ok=True,
+                    copy_function=_copy_if_changed)
 
 
 def _set_writable(tree: str, writable: bool) -> None:
@@ -95,8 +151,27 @@ class PipInstallTest(unittest.TestCase):
         super().setUpClass()
         cls.reference = _reference_library()
         cls.work_dir = tempfile.mkdtemp(prefix="pip_install_test_")
-        cls.checkout = os.path.join(cls.work_dir, "checkout")
-        shutil.copytree(_source_tree(), cls.checkout, symlinks=True, ignore=_ignored)
+        kept = _kept_folder()
+        if kept:
+            os.makedirs(kept, exist_ok=True)
+            cls.lock = open(os.path.join(kept, "lock"), "w")
+            try:
+                fcntl.flock(cls.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # another run holds the folder: build afresh
+                cls.lock.close()
+                kept = None
+        cls.build_dir = os.path.join(kept, "build") if kept else None
+        if kept:
+            # The same path each run, so that the kept objects' commands match;
+            # only files whose bytes changed are rewritten (and so newer than
+            # the objects), as the build checks times, not contents.
+            cls.checkout = os.path.join(kept, "checkout")
+            os.makedirs(cls.checkout, exist_ok=True)
+            _set_writable(cls.checkout, True)
+            _update_copy(cls.checkout)
+        else:
+            cls.checkout = os.path.join(cls.work_dir, "checkout")
+            shutil.copytree(_source_tree(), cls.checkout, symlinks=True, ignore=_ignored)
         _set_writable(cls.checkout, False)  # the build must write elsewhere
         cls.bazel_log = os.path.join(cls.work_dir, "bazel_calls.log")
         shim = os.path.join(cls.work_dir, "shim")
@@ -118,6 +193,8 @@ class PipInstallTest(unittest.TestCase):
 
         env = _clean_env()
         env["PATH"] = shim + os.pathsep + env.get("PATH", "")
+        if cls.build_dir:
+            env["TENSORFLOW_OPS_BUILD_DIR"] = cls.build_dir
         cls.install = subprocess.run(
             [cls.python, "-m", "pip", "install", "-v", "--no-build-isolation",
              "--no-index", cls.checkout],
@@ -132,6 +209,8 @@ class PipInstallTest(unittest.TestCase):
     def tearDownClass(cls):
         _set_writable(cls.checkout, True)
         shutil.rmtree(cls.work_dir)
+        if cls.build_dir:
+            cls.lock.close()
         super().tearDownClass()
 
     def _probe(self, python: str, env: Dict[str, str], name: str) -> Dict:
@@ -164,9 +243,18 @@ class PipInstallTest(unittest.TestCase):
         log = self.install.stdout + self.install.stderr
         self.assertIn("[pip_build] op libraries built in", log)
         # The macros' flags (build_flags.bzl) are on the command line of the
-        # first compile, the XLA kernels'.
-        self.assertRegex(log, r"first command: \S*g\+\+ -DNDEBUG -fPIC .*-std=c\+\+17 -O3 "
-                         r"-fvisibility-inlines-hidden -ffp-contract=off .*_xla\.cc")
+        # XLA kernels' compile: the first of a fresh build, and recorded beside
+        # its object in a kept one, which may not have compiled it this time.
+        flags = (r"\S*g\+\+ -DNDEBUG -fPIC .*-std=c\+\+17 -O3 "
+                 r"-fvisibility-inlines-hidden -ffp-contract=off .*_xla\.cc")
+        if self.build_dir is None:
+            self.assertRegex(log, "first command: " + flags)
+        else:
+            xla = "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_xla.cc"
+            recorded = os.path.join(self.build_dir, "objs", "tensorflow_ops", "my_bilinear",
+                                    "my_bilinear_op.so", xla + ".o.cmd")
+            with open(recorded) as recorded_file:
+                self.assertRegex(recorded_file.read(), flags)
 
     def test_installed_package_works_outside_the_checkout(self):
         facts = self._installed_facts()

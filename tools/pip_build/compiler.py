@@ -94,6 +94,10 @@ def up_to_date(step: Step) -> bool:
 def _run(step: Step) -> float:
     """Runs one step; returns its seconds."""
     os.makedirs(os.path.dirname(step.output), exist_ok=True)
+    # A compile killed half way may leave a newer object: without its command
+    # recorded, a kept build dir never takes it for up to date.
+    if os.path.exists(_command_file(step)):
+        os.remove(_command_file(step))
     command = _full_command(step)
     start = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True, check=False)
