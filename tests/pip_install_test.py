@@ -104,8 +104,9 @@ def _copy_if_changed(source: str, target: str) -> None:
 
 
 def _update_copy(copy: str) -> None:
-    """Makes `copy` hold the source tree's files, as copytree would, rewriting
-    only those whose bytes changed and removing those gone from the tree."""
+    """Makes `copy` (a folder, perhaps empty) hold the source tree's files but
+    the ignored ones, rewriting only those whose bytes changed and removing
+    those gone from the tree."""
     for folder, dirs, files in os.walk(copy, topdown=False):
         original = os.path.join(_source_tree(), os.path.relpath(folder, copy))
         kept = set(os.listdir(original)) if os.path.isdir(original) else set()
@@ -160,18 +161,14 @@ class PipInstallTest(unittest.TestCase):
             except OSError:  # another run holds the folder: build afresh
                 cls.lock.close()
                 kept = None
+        # A kept copy is at the same path each run, so that the kept objects'
+        # commands match; only files whose bytes changed are rewritten (and so
+        # newer than the objects), as the build checks times, not contents.
         cls.build_dir = os.path.join(kept, "build") if kept else None
-        if kept:
-            # The same path each run, so that the kept objects' commands match;
-            # only files whose bytes changed are rewritten (and so newer than
-            # the objects), as the build checks times, not contents.
-            cls.checkout = os.path.join(kept, "checkout")
-            os.makedirs(cls.checkout, exist_ok=True)
-            _set_writable(cls.checkout, True)
-            _update_copy(cls.checkout)
-        else:
-            cls.checkout = os.path.join(cls.work_dir, "checkout")
-            shutil.copytree(_source_tree(), cls.checkout, symlinks=True, ignore=_ignored)
+        cls.checkout = os.path.join(kept or cls.work_dir, "checkout")
+        os.makedirs(cls.checkout, exist_ok=True)
+        _set_writable(cls.checkout, True)
+        _update_copy(cls.checkout)
         _set_writable(cls.checkout, False)  # the build must write elsewhere
         cls.bazel_log = os.path.join(cls.work_dir, "bazel_calls.log")
         shim = os.path.join(cls.work_dir, "shim")
