@@ -54,21 +54,28 @@ def _size(folder: str) -> int:
     return total
 
 
+def kept_folder(variable: str, name: str) -> Optional[str]:
+    """The absolute folder that $variable names (passed with --test_env), else
+    `name` in the outer output base; None outside `bazel test` or where the
+    variable is empty (nothing kept)."""
+    folder = os.environ.get(variable)
+    if folder is None:
+        base = outer_output_base()
+        if base is None:
+            return None
+        folder = os.path.join(base, name)
+    return os.path.abspath(os.path.expanduser(folder)) if folder else None
+
+
 def flags() -> List[str]:
     """`--disk_cache=<folder> --nocache_test_results` for a nested Bazel build
     or test command, or nothing where this does not run under Bazel or the
     folder cannot be made ($NESTED_BAZEL_DISK_CACHE, passed with --test_env,
     overrides the folder; empty turns the cache off)."""
-    folder = os.environ.get("NESTED_BAZEL_DISK_CACHE")
+    # Absolute: the nested Bazel runs in another folder than this test.
+    folder = kept_folder("NESTED_BAZEL_DISK_CACHE", _FOLDER)
     if folder is None:
-        base = outer_output_base()
-        if base is None:
-            return []
-        folder = os.path.join(base, _FOLDER)
-    if not folder:
         return []
-    # The nested Bazel runs in another folder than this test.
-    folder = os.path.abspath(os.path.expanduser(folder))
     try:
         if os.path.isdir(folder) and _size(folder) > MAX_BYTES:
             shutil.rmtree(folder, ignore_errors=True)

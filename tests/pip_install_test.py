@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import tensorflow as tf
 
@@ -68,18 +68,6 @@ def _reference_library() -> str:
     raise AssertionError(f"No Bazel-built {_LIBRARY} to compare with; looked in "
                          f"{[c for c in candidates if c]}. Build it (bazel build "
                          ":my_bilinear_op.so) or set TENSORFLOW_OPS_REFERENCE_LIBRARY.")
-
-
-def _kept_folder() -> Optional[str]:
-    """Where the checkout's copy and the pip build's objects stay between runs;
-    None for a fresh copy and build in a temporary folder."""
-    folder = os.environ.get("PIP_INSTALL_TEST_CACHE")
-    if folder is None:
-        base = nested_bazel_cache.outer_output_base()
-        if base is None:
-            return None
-        folder = os.path.join(base, "pip_install_test_cache")
-    return os.path.abspath(os.path.expanduser(folder)) if folder else None
 
 
 def _ignored(folder: str, names: List[str]) -> List[str]:
@@ -152,7 +140,10 @@ class PipInstallTest(unittest.TestCase):
         super().setUpClass()
         cls.reference = _reference_library()
         cls.work_dir = tempfile.mkdtemp(prefix="pip_install_test_")
-        kept = _kept_folder()
+        # Where the copy and the objects stay between runs; None: a fresh
+        # copy and build in work_dir.
+        kept = nested_bazel_cache.kept_folder("PIP_INSTALL_TEST_CACHE",
+                                              "pip_install_test_cache")
         if kept:
             os.makedirs(kept, exist_ok=True)
             cls.lock = open(os.path.join(kept, "lock"), "w")
