@@ -16,6 +16,9 @@ load("//third_party/tf:tf_configure.bzl", "find_python")
 _STAMP_ENV = "JAX_CONFIGURE_STAMP"
 
 def _jax_configure_impl(repository_ctx):
+    # Every label resolved before the first execute(): resolving one after it
+    # restarts the rule, which then runs the script a second time.
+    template = repository_ctx.path(Label("//third_party/jax:BUILD.local_config_jax.tpl"))
     python = find_python(repository_ctx)
     script = repository_ctx.path(Label("//third_party/jax:find_jaxlib.py"))
     result = repository_ctx.execute([python, str(script)], quiet = True)
@@ -38,7 +41,7 @@ def _jax_configure_impl(repository_ctx):
         ])
     repository_ctx.template(
         "BUILD",
-        Label("//third_party/jax:BUILD.local_config_jax.tpl"),
+        template,
         {"%{ffi_hdrs}": hdrs, "%{jax_unavailable}": unavailable},
     )
     repository_ctx.file("build_defs.bzl", "\n".join([

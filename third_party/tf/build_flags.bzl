@@ -15,10 +15,12 @@ alike, and loads nothing. Changing a flag here changes both builds.
 TF_MATH_COPTS = ["-ffp-contract=off"]
 
 # After TensorFlow's defines and -std=<TensorFlow's standard> (a later -std
-# wins over Bazel's default -std=c++0x). -O3 (over -c opt's -O2) lets GCC
-# vectorize loops whose trip count is known only at run time, such as the
-# channel loops of the kernels.
-TF_OPT_COPTS = ["-O3", "-fvisibility-inlines-hidden"]
+# wins over Bazel's default -std=c++0x). -O2 with the vectorizer's dynamic
+# cost model vectorizes loops whose trip count is known only at run time, such
+# as the channel loops of the kernels, as -O3 does; -O3's other passes doubled
+# the math's code and added two thirds to its compile for no speed measured
+# (docs/building.md#optimization-level).
+TF_OPT_COPTS = ["-O2", "-fvect-cost-model=dynamic", "-fvisibility-inlines-hidden"]
 
 # Linker flags of every op library and C++ test.
 TF_LINKOPTS = ["-lm"]

@@ -71,6 +71,9 @@ def _starlark_list(values):
     return "[%s]" % ", ".join(['"%s"' % v for v in values])
 
 def _tf_configure_impl(repository_ctx):
+    # Every label resolved before the first execute(): resolving one after it
+    # restarts the rule, which then imports TensorFlow a second time (4 s).
+    template = repository_ctx.path(Label("//third_party/tf:BUILD.local_config_tf.tpl"))
     python = find_python(repository_ctx)
     tf = _describe_tensorflow(repository_ctx, python)
 
@@ -107,7 +110,7 @@ def _tf_configure_impl(repository_ctx):
 
     repository_ctx.template(
         "BUILD",
-        Label("//third_party/tf:BUILD.local_config_tf.tpl"),
+        template,
         {
             "%{framework_lib}": tf["framework_lib"],
             "%{cc_lib_srcs}": cc_lib_srcs,

@@ -6,7 +6,7 @@ Flags come from two places only, the ones the Bazel build reads:
     include and library folders, the defines and the C++ standard);
   - third_party/tf/build_flags.bzl, which the macros in tensorflow.bzl load.
 The one flag set here is Bazel's --compilation_mode=opt (.bazelrc), which Bazel's
-C++ toolchain turns into -DNDEBUG (and -O2, which the macros' -O3 overrides).
+C++ toolchain turns into -DNDEBUG (and -O2, which the macros' flags repeat).
 """
 
 import dataclasses
