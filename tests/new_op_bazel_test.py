@@ -13,15 +13,14 @@ parts make up, run for the --gpu --grad op alone). It runs in the
 configuration this test was built in: under
 --config=cuda the BUILD file passes `--cuda_build_defs=` the build's CUDA facts,
 and the nested run compiles the GPU kernels with nvcc for the same compute
-capabilities.
-`bazel test //...` stays CPU-only (nvcc would add about 25 s to it); .ci/run's
-CUDA step runs this test again with --config=cuda, building the two --gpu ops
-and the plain one (whose library must register no GPU kernel): the --grad op
-has no source that CUDA compiles differently, so the CPU run covers it. The
-same server then checks that the wheel's and the fuzzer's op lists took the
+capabilities, besides the CPU code and tests of every variant.
+An end-to-end test (//tests:end_to_end), outside `bazel test //...`: .ci/run
+runs it once, with --config=cuda where nvcc exists, else CPU-only. The same
+server then checks that the wheel's and the fuzzer's op lists took the
 new packages in, and the vendoring tool must accept every folder; under
---config=cuda a child Python finds GPU kernels registered by the --gpu ops'
-libraries and by no other.
+--config=cuda the --gpu ops' objects hold device code and the others' none,
+and a child Python finds GPU kernels registered by the --gpu ops' libraries
+and by no other.
 """
 
 import ast
@@ -50,8 +49,6 @@ VARIANTS = {
                               ["ops_test", "property_test", "math_test", "gpu_grid_test",
                                "gpu_test"]),
 }
-# The variants the --config=cuda run builds.
-CUDA_VARIANTS = ("plain_copy", "copy_on_gpu", "copy_on_gpu_with_grad")
 CUDA_FLAG = "--cuda_build_defs="
 # Prints which op libraries register a GPU kernel.
 _GPU_KERNELS = """
@@ -138,10 +135,8 @@ class NewOpBazelTest(unittest.TestCase):
             self.new_op(package, *flags)
         config = self.config
         cuda = bool(config)
-        built = {package: variant for package, variant in VARIANTS.items()
-                 if not cuda or package in CUDA_VARIANTS}
         targets = [f"//tensorflow_ops/{package}:{package}_{test}"
-                   for package, (_, tests) in built.items() for test in tests]
+                   for package, (_, tests) in VARIANTS.items() for test in tests]
 
         start = time.monotonic()
         run = self.bazel("test", "--color=no", "--curses=no", "--test_output=errors",
@@ -153,7 +148,7 @@ class NewOpBazelTest(unittest.TestCase):
         for target in targets:
             self.assertRegex(log, rf"{target}\s+PASSED")
         if cuda:
-            for package, (flags, _) in built.items():
+            for package, (flags, _) in VARIANTS.items():
                 for source in ("op_gpu", "grad_op_gpu"):
                     wanted = "--gpu" in flags and (source == "op_gpu" or "--grad" in flags)
                     self.assertEqual(self.holds_device_code(package, source), wanted,
@@ -179,7 +174,7 @@ class NewOpBazelTest(unittest.TestCase):
             self.assertEqual(vendor.returncode, 0, vendor.stdout + vendor.stderr)
 
         if cuda:
-            self.check_gpu_kernels_registered(list(built))
+            self.check_gpu_kernels_registered(list(VARIANTS))
 
     def check_gpu_kernels_registered(self, packages: List[str]) -> None:
         """The --gpu ops' libraries register GPU kernels, the others none (a
