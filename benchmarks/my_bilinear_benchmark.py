@@ -16,6 +16,7 @@ XLA kernel (the "XLA speed-up" column).
 
 import argparse
 import dataclasses
+import importlib.util
 import json
 import os
 import platform
@@ -250,6 +251,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--xla", action="store_true",
                         help="also time ours and TensorFlow's under jit_compile=True")
     args = parser.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        parser.error("--plot needs matplotlib, which requirements.txt leaves out: "
+                     "pip install -r benchmarks/requirements.txt")
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
 
