@@ -253,7 +253,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     args = parser.parse_args(argv)
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error("--plot needs matplotlib, which requirements.txt leaves out: "
-                     "pip install -r benchmarks/requirements.txt")
+                     f"{sys.executable} -m pip install -r benchmarks/requirements.txt")
     if args.threads:
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
 

@@ -4,9 +4,8 @@ new_op_bazel_test and vendor_into_tf_bazel_test each start a Bazel of their own
 in a fresh output root, which compiles every source of its workspace again.
 Given `--disk_cache` (Bazel's content-addressed store of action outputs), a
 nested run reuses the objects and libraries that an earlier one built with the
-same command line and inputs: the CUDA run of new_op_bazel_test in .ci/run
-reuses the CPU objects of the CPU run before it, and running `bazel test //...`
-again reuses both. The nested tests themselves always run again
+same command line and inputs: running the end-to-end tests again on one
+machine reuses what the last run built. The nested tests themselves always run again
 (`--nocache_test_results`): the Python interpreter, its packages and the GPUs
 present are not inputs of a test action, so a cached result could hide a
 failure they cause.
