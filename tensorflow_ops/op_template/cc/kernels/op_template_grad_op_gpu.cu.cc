@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
-#include "tensorflow/core/util/gpu_kernel_helper.h"
 #include "tensorflow_ops/op_template/cc/kernels/op_template_op.h"
 #include "tensorflow_ops/op_template/cc/math/op_template_elements.h"
 #include "tensorflow_ops/op_template/cc/math/op_template_gpu_kernels.cu.h"
@@ -26,17 +25,14 @@ struct OpTemplateGrad<GpuDevice, T> {
                           const tensorflow::Tensor& grads,
                           const tensorflow::Tensor& x,
                           tensorflow::Tensor* x_grad) const {
-    const int64_t count = x_grad->NumElements();
-    const op_template::LaunchGrid grid = op_template::GridFor(count);
-    const absl::Status launched = tensorflow::GpuLaunchKernel(
-        op_template::OpTemplateGradKernel<T>, static_cast<int>(grid.blocks),
-        static_cast<int>(grid.threads_per_block), 0,
-        context->eigen_device<GpuDevice>().stream(), grads.flat<T>().data(),
-        x.flat<T>().data(), scale, count, grid, x_grad->flat<T>().data());
-    if (launched.ok()) return launched;
+    const cudaError_t launched = op_template::LaunchOpTemplateGrad(
+        grads.flat<T>().data(), x.flat<T>().data(), scale,
+        x_grad->NumElements(), x_grad->flat<T>().data(),
+        context->eigen_device<GpuDevice>().stream());
+    if (launched == cudaSuccess) return absl::OkStatus();
     return absl::InternalError(
         absl::StrCat("OpTemplateGrad: launching the GPU kernel failed: ",
-                     launched.message()));
+                     cudaGetErrorString(launched)));
   }
 };
 

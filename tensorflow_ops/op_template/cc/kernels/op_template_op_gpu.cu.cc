@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
-#include "tensorflow/core/util/gpu_kernel_helper.h"
 #include "tensorflow_ops/op_template/cc/kernels/op_template_op.h"
 #include "tensorflow_ops/op_template/cc/math/op_template_elements.h"
 #include "tensorflow_ops/op_template/cc/math/op_template_gpu_kernels.cu.h"
@@ -25,16 +24,13 @@ struct OpTemplate<GpuDevice, T> {
   absl::Status operator()(tensorflow::OpKernelContext* context, float scale,
                           const tensorflow::Tensor& x,
                           tensorflow::Tensor* y) const {
-    const int64_t count = y->NumElements();
-    const op_template::LaunchGrid grid = op_template::GridFor(count);
-    const absl::Status launched = tensorflow::GpuLaunchKernel(
-        op_template::OpTemplateKernel<T>, static_cast<int>(grid.blocks),
-        static_cast<int>(grid.threads_per_block), 0,
-        context->eigen_device<GpuDevice>().stream(), x.flat<T>().data(), scale,
-        count, grid, y->flat<T>().data());
-    if (launched.ok()) return launched;
-    return absl::InternalError(absl::StrCat(
-        "OpTemplate: launching the GPU kernel failed: ", launched.message()));
+    const cudaError_t launched = op_template::LaunchOpTemplate(
+        x.flat<T>().data(), scale, y->NumElements(), y->flat<T>().data(),
+        context->eigen_device<GpuDevice>().stream());
+    if (launched == cudaSuccess) return absl::OkStatus();
+    return absl::InternalError(
+        absl::StrCat("OpTemplate: launching the GPU kernel failed: ",
+                     cudaGetErrorString(launched)));
   }
 };
 

@@ -1,12 +1,16 @@
 // The CUDA kernels of OpTemplate's ops: a grid-stride loop around the
 // per-element functions of op_template_elements.h, so that the host test
-// op_template_gpu_grid_test walks the same loop over the same functions.
-// Launch each with GridFor(count) blocks of kThreadsPerBlock threads, and pass
-// that grid.
+// op_template_gpu_grid_test walks the same loop over the same functions; and
+// the functions that launch them on a stream, with GridFor(count) blocks of
+// kThreadsPerBlock threads. TensorFlow-free, like MyBilinear's
+// bilinear_gpu_kernels.cu.h: nvcc compiles the GPU functors' files three
+// times over (docs/building.md#cuda), so what they include is what it costs.
 #ifndef TENSORFLOW_OPS_OP_TEMPLATE_CC_MATH_OP_TEMPLATE_GPU_KERNELS_CU_H_
 #define TENSORFLOW_OPS_OP_TEMPLATE_CC_MATH_OP_TEMPLATE_GPU_KERNELS_CU_H_
 
 #if defined(__CUDACC__)
+
+#include <cuda_runtime.h>
 
 #include <cstdint>
 
@@ -25,6 +29,19 @@ __global__ void OpTemplateKernel(const T* __restrict__ x, float scale,
     y[i] = OpTemplateElement(x[i], scale);
   }
 }
+
+// Enqueues OpTemplateKernel over `count` (> 0) elements on `stream`; returns
+// the launch's result.
+template <typename T>
+cudaError_t LaunchOpTemplate(const T* x, float scale, int64_t count, T* y,
+                             cudaStream_t stream) {
+  const LaunchGrid grid = GridFor(count);
+  OpTemplateKernel<T>
+      <<<static_cast<unsigned>(grid.blocks),
+         static_cast<unsigned>(grid.threads_per_block), 0, stream>>>(
+          x, scale, count, grid, y);
+  return cudaGetLastError();
+}
 // --grad: begin
 
 // `count` elements of OpTemplateGrad into `x_grad`.
@@ -37,6 +54,20 @@ __global__ void OpTemplateGradKernel(const T* __restrict__ grads,
        i += Stride(grid)) {
     x_grad[i] = OpTemplateGradElement(grads[i], x[i], scale);
   }
+}
+
+// Enqueues OpTemplateGradKernel over `count` (> 0) elements on `stream`;
+// returns the launch's result.
+template <typename T>
+cudaError_t LaunchOpTemplateGrad(const T* grads, const T* x, float scale,
+                                 int64_t count, T* x_grad,
+                                 cudaStream_t stream) {
+  const LaunchGrid grid = GridFor(count);
+  OpTemplateGradKernel<T>
+      <<<static_cast<unsigned>(grid.blocks),
+         static_cast<unsigned>(grid.threads_per_block), 0, stream>>>(
+          grads, x, scale, count, grid, x_grad);
+  return cudaGetLastError();
 }
 // --grad: end
 
