@@ -3,14 +3,11 @@
 // The checks are the CPU kernels' own (OpTemplateOp in op_template_op.h).
 #if GOOGLE_CUDA
 
-#include <cstdint>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow_ops/op_template/cc/kernels/op_template_op.h"
-#include "tensorflow_ops/op_template/cc/math/op_template_elements.h"
 #include "tensorflow_ops/op_template/cc/math/op_template_gpu_kernels.cu.h"
 
 namespace tensorflow_ops {

@@ -3,8 +3,8 @@
 // op_template_gpu_grid_test walks the same loop over the same functions; and
 // the functions that launch them on a stream, with GridFor(count) blocks of
 // kThreadsPerBlock threads. TensorFlow-free, like MyBilinear's
-// bilinear_gpu_kernels.cu.h: nvcc compiles the GPU functors' files three
-// times over (docs/building.md#cuda), so what they include is what it costs.
+// bilinear_gpu_kernels.cu.h: nvcc reads what the GPU functors' files include
+// in each of its passes (docs/building.md#cuda), so that is what they cost.
 #ifndef TENSORFLOW_OPS_OP_TEMPLATE_CC_MATH_OP_TEMPLATE_GPU_KERNELS_CU_H_
 #define TENSORFLOW_OPS_OP_TEMPLATE_CC_MATH_OP_TEMPLATE_GPU_KERNELS_CU_H_
 
@@ -30,11 +30,12 @@ __global__ void OpTemplateKernel(const T* __restrict__ x, float scale,
   }
 }
 
-// Enqueues OpTemplateKernel over `count` (> 0) elements on `stream`; returns
-// the launch's result.
+// Enqueues OpTemplateKernel over `count` elements on `stream` (none for 0,
+// which GridFor cannot take); returns the launch's result.
 template <typename T>
 cudaError_t LaunchOpTemplate(const T* x, float scale, int64_t count, T* y,
                              cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
   const LaunchGrid grid = GridFor(count);
   OpTemplateKernel<T>
       <<<static_cast<unsigned>(grid.blocks),
@@ -56,12 +57,13 @@ __global__ void OpTemplateGradKernel(const T* __restrict__ grads,
   }
 }
 
-// Enqueues OpTemplateGradKernel over `count` (> 0) elements on `stream`;
-// returns the launch's result.
+// Enqueues OpTemplateGradKernel over `count` elements on `stream` (none for
+// 0); returns the launch's result.
 template <typename T>
 cudaError_t LaunchOpTemplateGrad(const T* grads, const T* x, float scale,
                                  int64_t count, T* x_grad,
                                  cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
   const LaunchGrid grid = GridFor(count);
   OpTemplateGradKernel<T>
       <<<static_cast<unsigned>(grid.blocks),
