@@ -5,9 +5,9 @@ in a fresh output root, which compiles every source of its workspace again.
 Given `--disk_cache` (Bazel's content-addressed store of action outputs), a
 nested run reuses the objects and libraries that an earlier one built with the
 same command line and inputs: running the end-to-end tests again on one
-machine reuses what the last run built. The nested tests themselves always run again
-(`--nocache_test_results`): the Python interpreter, its packages and the GPUs
-present are not inputs of a test action, so a cached result could hide a
+machine reuses what the last run built. The nested tests themselves always run
+again (`--nocache_test_results`): the Python interpreter, its packages and the
+GPUs present are not inputs of a test action, so a cached result could hide a
 failure they cause.
 
 The cache lives in the outer Bazel's output base, beside the execroot that runs
