@@ -97,74 +97,82 @@ struct LaneVector<A, 1> {  // one lane: the scalar itself
   using Type = A;
 };
 
-// Adds its terms to each of `pixels` pixels, kVectors vectors of kLanes
-// channels at a time: pixel i, at sums + i * sums_stride, gets
+// Adds its terms to each of `pixels` pixels, `groups` groups of kVectors
+// vectors of kLanes channels: pixel i, at sums + i * sums_stride, gets
 // (weight * term weight) * column for each of its terms in ascending order,
 // summed in registers and stored once. Column x of `source` starts at
 // x * source_stride. These are the products, and the order, of scattering the
 // columns one at a time into sums that start at 0 (or hold earlier blocks'
-// terms, where kAccumulate): the same bits.
+// terms, where kAccumulate): the same bits. A pixel's groups are summed one
+// after the other, so that its values are stored in order: one pass per
+// group, each storing every other part of each pixel, stalled on its stores
+// (docs/cpu_performance.md#gathercolumns).
 template <int kLanes, int kVectors, bool kAccumulate, typename A>
 void GatherLanes(const A* source, int64_t source_stride, A weight,
-                 const ColumnTerms<A>& terms, int64_t pixels, A* sums,
-                 int64_t sums_stride) {
+                 const ColumnTerms<A>& terms, int64_t pixels, int64_t groups,
+                 A* sums, int64_t sums_stride) {
   using Vector = typename LaneVector<A, kLanes>::Type;
+  constexpr int64_t kGroupValues = int64_t{kLanes} * kVectors;
   for (int64_t i = 0; i < pixels; ++i) {
-    A* pixel_sums = sums + i * sums_stride;
-    Vector total[kVectors];
-#pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) {
-      total[v] = Vector{};
-      if (kAccumulate) std::memcpy(&total[v], pixel_sums + v * kLanes, sizeof(Vector));
-    }
-    for (int32_t k = terms.first_term[i]; k < terms.first_term[i + 1]; ++k) {
-      const A term_weight = weight * terms.weight[k];
-      const A* column = source + terms.column[k] * source_stride;
+    for (int64_t group = 0; group < groups; ++group) {
+      const int64_t offset = group * kGroupValues;
+      A* group_sums = sums + i * sums_stride + offset;
+      Vector total[kVectors];
 #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) {
-        Vector value;
-        std::memcpy(&value, column + v * kLanes, sizeof(Vector));
-        total[v] = total[v] + term_weight * value;
+        total[v] = Vector{};
+        if (kAccumulate) std::memcpy(&total[v], group_sums + v * kLanes, sizeof(Vector));
       }
-    }
+      for (int32_t k = terms.first_term[i]; k < terms.first_term[i + 1]; ++k) {
+        const A term_weight = weight * terms.weight[k];
+        const A* column = source + terms.column[k] * source_stride + offset;
 #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) {
-      std::memcpy(pixel_sums + v * kLanes, &total[v], sizeof(Vector));
+        for (int v = 0; v < kVectors; ++v) {
+          Vector value;
+          std::memcpy(&value, column + v * kLanes, sizeof(Vector));
+          total[v] = total[v] + term_weight * value;
+        }
+      }
+#pragma GCC unroll 8
+      for (int v = 0; v < kVectors; ++v) {
+        std::memcpy(group_sums + v * kLanes, &total[v], sizeof(Vector));
+      }
     }
   }
 }
 
 // GatherLanes over `channels` channels: in vectors of 32 bytes, four or two
-// at a time where they divide the channels, then 16 bytes, then one at a time.
+// at a time where they divide the channels, else one at a time, then 16
+// bytes, then one value at a time.
 template <bool kAccumulate, typename A>
 void GatherColumns(const A* source, int64_t source_stride, A weight,
                    const ColumnTerms<A>& terms, int64_t pixels, int64_t channels,
                    A* sums, int64_t sums_stride) {
   constexpr int kWide = 32 / sizeof(A);  // 8 floats, 4 doubles
-  auto lanes = [&](auto lane_count, auto vector_count, int64_t c) {
+  auto lanes = [&](auto lane_count, auto vector_count, int64_t groups, int64_t c) {
     GatherLanes<decltype(lane_count)::value, decltype(vector_count)::value,
                 kAccumulate>(source + c, source_stride, weight, terms, pixels,
-                             sums + c, sums_stride);
+                             groups, sums + c, sums_stride);
   };
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
   using Three = std::integral_constant<int, 3>;
   using Four = std::integral_constant<int, 4>;
   using Wide = std::integral_constant<int, kWide>;
-  if (channels == 3) return lanes(One(), Three(), 0);
-  int64_t c = 0;
+  if (channels == 3) return lanes(One(), Three(), 1, 0);
   if (channels % (4 * kWide) == 0) {
-    for (; c < channels; c += 4 * kWide) lanes(Wide(), Four(), c);
-  } else if (channels % (2 * kWide) == 0) {
-    for (; c < channels; c += 2 * kWide) lanes(Wide(), Two(), c);
-  } else {
-    for (; c + kWide <= channels; c += kWide) lanes(Wide(), One(), c);
-    if (c + kWide / 2 <= channels) {
-      lanes(std::integral_constant<int, kWide / 2>(), One(), c);
-      c += kWide / 2;
-    }
+    return lanes(Wide(), Four(), channels / (4 * kWide), 0);
   }
-  for (; c < channels; ++c) lanes(One(), One(), c);
+  if (channels % (2 * kWide) == 0) {
+    return lanes(Wide(), Two(), channels / (2 * kWide), 0);
+  }
+  int64_t c = channels / kWide * kWide;
+  if (c > 0) lanes(Wide(), One(), c / kWide, 0);
+  if (c + kWide / 2 <= channels) {
+    lanes(std::integral_constant<int, kWide / 2>(), One(), 1, c);
+    c += kWide / 2;
+  }
+  for (; c < channels; ++c) lanes(One(), One(), 1, c);
 }
 
 }  // namespace bilinear

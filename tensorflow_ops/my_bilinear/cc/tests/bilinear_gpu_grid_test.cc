@@ -315,7 +315,8 @@ void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
 // the row-reusing forward path (and 16-bit images converted per block, or per
 // value where a block's pixels overflow the buffer), several gradient tiles of
 // input columns, tiles narrowed to fit their output columns, several column
-// blocks per input pixel, and channels past a buffer.
+// blocks per input pixel (also with pixels of 64 channels: two groups of
+// four vectors each), and channels past a buffer.
 BILINEAR_TEST(WideRows) {
   std::mt19937 rng(20261201);
   const int64_t shapes[][5] = {
@@ -323,6 +324,9 @@ BILINEAR_TEST(WideRows) {
       {3, 3000, 4, 2000, 5},  // two gradient tiles, two forward column blocks
       {2, 300, 3, 1000, 64},  // gradient tiles narrowed by their columns
       {2, 2, 3, 5000, 8},     // gradient: several column blocks per pixel
+      {2, 2, 3, 2100, 64},    // the same, two groups of vectors a pixel
+      {3, 24, 2, 12, 128},    // gradient: four groups of vectors a pixel
+      {3, 24, 2, 12, 24},     // gradient: three groups of one vector
       {2, 5000, 5, 3, 2},     // forward: a block reads past the buffer
       {3, 40, 7, 700, 9},     // forward: 16-bit images over two blocks
       {2, 2, 3, 2, 5000},     // channels past one row buffer

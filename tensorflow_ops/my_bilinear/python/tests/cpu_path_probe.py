@@ -17,14 +17,16 @@ import tensorflow as tf
 from tensorflow_ops.my_bilinear.python.tests import loaded_library
 
 # Channel counts with compile-time loops (1, 2 for float rows, 3, 4, 8, 16,
-# 32, 64) and without (17, 33); widths across 8- and 16-lane vectors and
-# their tails; up- and down-sampling, which take different forward paths.
+# 32, 64, and 128: the gradient's four groups of vectors) and without (17, 33);
+# widths across 8- and 16-lane vectors and their tails; up- and down-sampling,
+# which take different forward paths.
 PROBE_CASES: List[Tuple[Tuple[int, int, int, int], Tuple[int, int]]] = [
     ((2, 9, 37, 1), (23, 75)), ((1, 13, 21, 3), (29, 40)),
     ((2, 7, 11, 4), (3, 19)), ((1, 12, 10, 8), (25, 7)),
     ((1, 6, 9, 16), (13, 17)), ((2, 5, 6, 17), (11, 3)),
     ((1, 20, 12, 32), (9, 25)), ((1, 4, 5, 33), (10, 11)),
     ((1, 9, 7, 64), (4, 15)), ((2, 9, 13, 2), (5, 30)), ((1, 6, 17, 2), (11, 8)),
+    ((1, 6, 8, 128), (3, 4)),
 ]
 # Written over every 7th value of the special-values pass.
 SPECIAL_VALUES = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0]
