@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "tensorflow/core/framework/allocator.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
@@ -34,6 +36,33 @@ absl::Status ValidateImageShape(std::string_view name, const TensorShape& shape)
         name, " must have at least one channel, got shape ", shape.DebugString()));
   }
   return absl::OkStatus();
+}
+
+// Allocates output 0 of `shape`, but refuses at once an output larger than
+// everything its allocator may ever hold: TensorFlow's BFC allocator (the
+// CPU's with oneDNN, and the GPU's) would wait 10 s for memory to be freed
+// before failing, for a size that can never fit.
+absl::Status AllocateOutput(tensorflow::OpKernelContext* context,
+                            const TensorShape& shape, Tensor** output) {
+  tensorflow::Allocator* allocator =
+      context->get_allocator(context->output_alloc_attr(0));
+  const auto stats = allocator->GetStats();
+  if (stats.has_value() && stats->bytes_limit.has_value()) {
+    const tensorflow::DataType type = context->expected_output_dtype(0);
+    // MultiplyWithoutOverflow gives a negative value on overflow.
+    const int64_t bytes = tensorflow::MultiplyWithoutOverflow(
+        shape.num_elements(), tensorflow::DataTypeSize(type));
+    const int64_t limit = *stats->bytes_limit;
+    if (bytes < 0 || bytes > limit) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "OOM when allocating tensor with shape", shape.DebugString(),
+          " and type ", tensorflow::DataTypeString(type), ": ",
+          bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
+          " bytes, more than the ", limit, " bytes that allocator ",
+          allocator->Name(), " can hold (refused before allocating)"));
+    }
+  }
+  return context->allocate_output(0, shape, output);
 }
 
 }  // namespace
@@ -74,7 +103,7 @@ absl::Status BilinearOpKernel::ValidateAndAllocateResize(
       {geometry->batch, geometry->out_height, geometry->out_width,
        geometry->channels},
       &output_shape));
-  return context->allocate_output(0, output_shape, output);
+  return AllocateOutput(context, output_shape, output);
 }
 
 absl::Status BilinearOpKernel::ValidateAndAllocateResizeGrad(
@@ -84,7 +113,7 @@ absl::Status BilinearOpKernel::ValidateAndAllocateResizeGrad(
   const Tensor& original_image = context->input(1);
   TF_RETURN_IF_ERROR(
       ValidateResizeGradInputs(context->input(0), original_image, geometry));
-  return context->allocate_output(0, original_image.shape(), output);
+  return AllocateOutput(context, original_image.shape(), output);
 }
 
 absl::Status ValidateResizeShapes(const TensorShape& images,
