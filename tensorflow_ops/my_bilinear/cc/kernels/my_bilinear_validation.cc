@@ -1,5 +1,10 @@
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
 
+#if defined(__linux__)
+#include <sys/sysinfo.h>
+#endif
+
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -38,10 +43,26 @@ absl::Status ValidateImageShape(std::string_view name, const TensorShape& shape)
   return absl::OkStatus();
 }
 
-// Allocates output 0 of `shape`, but refuses at once an output larger than
-// everything its allocator may ever hold: TensorFlow's BFC allocator (the
-// CPU's with oneDNN, and the GPU's) would wait 10 s for memory to be freed
-// before failing, for a size that can never fit.
+// The machine's memory and swap, in bytes; 0 where unknown.
+int64_t MemoryAndSwapBytes() {
+#if defined(__linux__)
+  struct sysinfo info;
+  if (sysinfo(&info) == 0) {
+    const uint64_t bytes =
+        (static_cast<uint64_t>(info.totalram) + info.totalswap) * info.mem_unit;
+    return static_cast<int64_t>(
+        std::min<uint64_t>(bytes, std::numeric_limits<int64_t>::max()));
+  }
+#endif
+  return 0;
+}
+
+// Allocates output 0 of `shape`, but refuses at once an output that can never
+// be allocated: larger than its allocator's limit, which TensorFlow's BFC
+// allocator (the CPU's with oneDNN, and the GPU's) would retry for 10 s before
+// failing, and than the machine's memory and swap, since an allocator that
+// only reports a limit (oneDNN's under TF_ONEDNN_USE_SYSTEM_ALLOCATOR) may
+// allocate past it.
 absl::Status AllocateOutput(tensorflow::OpKernelContext* context,
                             const TensorShape& shape, Tensor** output) {
   tensorflow::Allocator* allocator =
@@ -54,12 +75,17 @@ absl::Status AllocateOutput(tensorflow::OpKernelContext* context,
         shape.num_elements(), tensorflow::DataTypeSize(type));
     const int64_t limit = *stats->bytes_limit;
     if (bytes < 0 || bytes > limit) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "OOM when allocating tensor with shape", shape.DebugString(),
-          " and type ", tensorflow::DataTypeString(type), ": ",
-          bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
-          " bytes, more than the ", limit, " bytes that allocator ",
-          allocator->Name(), " can hold (refused before allocating)"));
+      const int64_t memory = MemoryAndSwapBytes();
+      if (memory > 0 && (bytes < 0 || bytes > memory)) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "OOM when allocating tensor with shape", shape.DebugString(),
+            " and type ", tensorflow::DataTypeString(type), ": ",
+            bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
+            " bytes, more than the ", limit, " bytes that allocator ",
+            allocator->Name(), " can hold and the ", memory,
+            " bytes of this machine's memory and swap (refused before "
+            "allocating)"));
+      }
     }
   }
   return context->allocate_output(0, shape, output);

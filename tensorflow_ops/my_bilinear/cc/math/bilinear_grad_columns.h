@@ -104,9 +104,9 @@ struct LaneVector<A, 1> {  // one lane: the scalar itself
 // x * source_stride. These are the products, and the order, of scattering the
 // columns one at a time into sums that start at 0 (or hold earlier blocks'
 // terms, where kAccumulate): the same bits. A pixel's groups are summed one
-// after the other, so that its values are stored in order: one pass per
-// group, each storing every other part of each pixel, stalled on its stores
-// (docs/cpu_performance.md#gathercolumns).
+// after the other, so that its values are stored in order (a pass over the
+// pixels per group, which stored every other part of each pixel, stalled on
+// its stores: docs/cpu_performance.md#gathercolumns).
 template <int kLanes, int kVectors, bool kAccumulate, typename A>
 void GatherLanes(const A* source, int64_t source_stride, A weight,
                  const ColumnTerms<A>& terms, int64_t pixels, int64_t groups,

@@ -73,14 +73,14 @@ class MyBilinearValidationTest(test_util.TestCase, parameterized.TestCase):
     def test_unallocatable_output_is_an_error_not_a_crash(self):
         """2^62 bytes fit in 64 bits, so validation passes; the kernel refuses
         them as more than TensorFlow's CPU allocator (its BFC allocator, with
-        oneDNN, the default) can ever hold, before asking it, which would
-        wait 10 s for memory to be freed. (The gradient's output has the shape
-        and type of an input, which was allocated already.)"""
+        oneDNN, the default) and the machine can ever hold, before asking the
+        allocator, which would wait 10 s for memory to be freed."""
         with self.assertRaisesRegex(
                 tf.errors.ResourceExhaustedError,
                 r"OOM when allocating tensor with shape\[1,2147483647,536870912,1\] "
                 r"and type float: 4611686016279904256 bytes, more than the \d+ bytes "
-                r"that allocator \S+ can hold \(refused before allocating\)"):
+                r"that allocator \S+ can hold and the \d+ bytes of this machine's "
+                r"memory and swap \(refused before allocating\)"):
             ops.my_bilinear(images=np.zeros((1, 2, 2, 1), np.float32),
                             size=np.array([_INT32_MAX, 2**29], np.int32))
         self._assert_process_still_works()
