@@ -96,6 +96,27 @@ void PrefetchNextRows(const AxisSampler<A>& rows, int64_t out_height, int64_t in
 // itself; half and bfloat16 ones on the stack, converted once. While a row is
 // summed, the output rows that only the next one reads are fetched into the
 // cache, where they are few.
+// Input rows that gather the same values as the row before them copy it where
+// a pixel's sums take at most this many bytes: the gather of a few channels a
+// pixel costs more than the copy; that of 64 float channels, bound by its
+// stores, cost less (docs/cpu_performance.md#kmaxcopiedpixelbytes).
+constexpr int64_t kMaxCopiedPixelBytes = 64;
+
+// Copies `pixels` pixels of `channels` values each, `stride` values apart,
+// from `source` to `destination`.
+template <typename T>
+void CopyTile(const T* source, int64_t pixels, int64_t channels, int64_t stride,
+              T* destination) {
+  if (channels == stride) {
+    std::copy(source, source + pixels * channels, destination);
+    return;
+  }
+  for (int64_t p = 0; p < pixels; ++p) {
+    std::copy(source + p * stride, source + p * stride + channels,
+              destination + p * stride);
+  }
+}
+
 template <typename T, typename A = AccumulatorType<T>>
 void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
                     int64_t end_row, T* images_grad) {
@@ -141,6 +162,16 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
       // first row they are advanced, not searched again.
       int64_t first = 0, last = 0;
       bool search = true;
+      // Where the previous input row of this tile read one output row alone,
+      // that row and its weight: an input row that reads the same one with
+      // the same weight (each pair of rows of a half-pixel 2x down-sampling)
+      // gets the same values, copied instead of gathered again, where a
+      // pixel's sums fit in kMaxCopiedPixelBytes.
+      const bool copies_rows =
+          channels * static_cast<int64_t>(sizeof(A)) <= kMaxCopiedPixelBytes;
+      const T* single_grads = nullptr;
+      int64_t single_row = -1;
+      A single_weight = A(0);
       for (int64_t row = begin_row; row < end_row; ++row) {
         const int64_t in_y = next_in_y;
         const T* image_grads = grads + b * g.out_height * out_row_size;
@@ -165,6 +196,19 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
           search = true;
         }
         T* out = images_grad + row * in_row_size + first_pixel * c + c0;
+        if (copies_rows && one_block && last - first == 1) {
+          const A weight = WeightOfNeighbour(row_sampler.At(first), in_y);
+          if (image_grads == single_grads && first == single_row &&
+              weight == single_weight) {
+            CopyTile(out - in_row_size, tile_pixels, channels, c, out);
+            continue;
+          }
+          single_grads = image_grads;
+          single_row = first;
+          single_weight = weight;
+        } else {
+          single_grads = nullptr;
+        }
         // No output row reads this row, or no output column these pixels:
         // zeros.
         if (first == last || first_column == end_column) {

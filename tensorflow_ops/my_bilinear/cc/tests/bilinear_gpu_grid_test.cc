@@ -231,10 +231,12 @@ std::vector<T> TestValues(int64_t count, bool denormals, std::mt19937* rng) {
   return values;
 }
 
-// `count` half or bfloat16 values in [-100, 100).
+// `count` half or bfloat16 values in [-100, 100), or uint8 ones in [0, 100)
+// (a negative float converted to an unsigned type is undefined).
 template <typename T>
 std::vector<T> SixteenBitValues(int64_t count, std::mt19937* rng) {
-  const std::vector<float> values = RandomValues<float>(count, -100, 100, rng);
+  const double low = std::is_unsigned<T>::value ? 0 : -100;
+  const std::vector<float> values = RandomValues<float>(count, low, 100, rng);
   std::vector<T> converted(values.size());
   for (size_t i = 0; i < values.size(); ++i) converted[i] = static_cast<T>(values[i]);
   return converted;
