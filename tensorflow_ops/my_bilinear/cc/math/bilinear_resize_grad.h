@@ -79,23 +79,6 @@ void PrefetchNextRows(const AxisSampler<A>& rows, int64_t out_height, int64_t in
                end - first_new, row_size * static_cast<int64_t>(sizeof(T)), bytes);
 }
 
-// Writes input-gradient rows [begin_row, end_row), where row r is image
-// r / in_height, row r % in_height. `grads` is [batch, out_h, out_w, c] and
-// `images_grad` [batch, in_h, in_w, c], both dense. Sums are formed in
-// A = AccumulatorType<T> and written to `images_grad` once, converted.
-//
-// Each input row is summed one tile of input columns at a time: the output
-// rows that read the row are added first, up to four in one pass, in
-// ascending order (one product and one sum per row and value); then each
-// pixel of the tile adds, in registers, the columns of that sum that read it,
-// in ascending order, and is stored once. So every pixel gets the same
-// additions in the same order whatever the tiling. Where one output row alone
-// reads the input row, its columns are added straight from the upstream
-// gradient, with the row weight in each term's weight; rows no output row
-// reads are zeroed directly. Float and double sums are formed in the gradient
-// itself; half and bfloat16 ones on the stack, converted once. While a row is
-// summed, the output rows that only the next one reads are fetched into the
-// cache, where they are few.
 // Input rows that gather the same values as the row before them copy it where
 // a pixel's sums take at most this many bytes: the gather of a few channels a
 // pixel costs more than the copy; that of 64 float channels, bound by its
@@ -117,6 +100,25 @@ void CopyTile(const T* source, int64_t pixels, int64_t channels, int64_t stride,
   }
 }
 
+// Writes input-gradient rows [begin_row, end_row), where row r is image
+// r / in_height, row r % in_height. `grads` is [batch, out_h, out_w, c] and
+// `images_grad` [batch, in_h, in_w, c], both dense. Sums are formed in
+// A = AccumulatorType<T> and written to `images_grad` once, converted.
+//
+// Each input row is summed one tile of input columns at a time: the output
+// rows that read the row are added first, up to four in one pass, in
+// ascending order (one product and one sum per row and value); then each
+// pixel of the tile adds, in registers, the columns of that sum that read it,
+// in ascending order, and is stored once. So every pixel gets the same
+// additions in the same order whatever the tiling. Where one output row alone
+// reads the input row, its columns are added straight from the upstream
+// gradient, with the row weight in each term's weight; rows no output row
+// reads are zeroed directly. Float and double sums are formed in the gradient
+// itself; half and bfloat16 ones on the stack, converted once. While a row is
+// summed, the output rows that only the next one reads are fetched into the
+// cache, where they are few. A row that gathers what the row before it did
+// (each pair of rows of a half-pixel 2x down-sampling) copies it instead,
+// where pixels are narrow (kMaxCopiedPixelBytes).
 template <typename T, typename A = AccumulatorType<T>>
 void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
                     int64_t end_row, T* images_grad) {

@@ -149,31 +149,46 @@ BILINEAR_TEST(ExtremeScales) {
 // Input rows that gather what the row before them did (each pair of rows of
 // a half-pixel 2x down-sampling, in the channel counts that copy and past
 // them) copy that row: the same bits as each row computed in a call of its
-// own, with no row before it to copy, and as calls that start inside a pair;
-// across images.
+// own, with no row before it to copy, and as calls that start inside a pair.
+// Also where one image's last row and the next one's first read the same
+// output row (out_height 1), which must not copy across images; with rows of
+// several tiles; and with NaN and Inf among the upstream gradient's values.
 template <typename T>
 void CheckCopiedGradientRows(const char* type_name) {
-  for (int64_t channels = 1; channels <= 17; ++channels) {
-    ForEachAttrMode(2, 10, 9, 5, 4, channels, [&](const ResizeGeometry& g) {
-      const int64_t in_rows = g.batch * g.in_height;
-      const int64_t in_size = in_rows * g.in_width * channels;
-      const int64_t out_size = g.batch * g.out_height * g.out_width * channels;
-      auto grads = Exact<T>(out_size);
-      for (int64_t i = 0; i < out_size; ++i) grads[i] = static_cast<T>(Pattern(i));
-      auto whole = Exact<T>(in_size), by_row = Exact<T>(in_size),
-           from_odd = Exact<T>(in_size);
-      ResizeGradRows(g, grads.get(), 0, in_rows, whole.get());
-      for (int64_t row = 0; row < in_rows; ++row) {
-        ResizeGradRows(g, grads.get(), row, row + 1, by_row.get());
-      }
-      ResizeGradRows(g, grads.get(), 0, 3, from_odd.get());
-      ResizeGradRows(g, grads.get(), 3, in_rows, from_odd.get());
-      const size_t bytes = static_cast<size_t>(in_size) * sizeof(T);
-      Expect(std::memcmp(whole.get(), by_row.get(), bytes) == 0 &&
-                 std::memcmp(whole.get(), from_odd.get(), bytes) == 0,
-             "%s gradient rows differ from rows computed alone: %s", type_name,
-             Describe(g).c_str());
-    });
+  const int64_t shapes[][5] = {
+      // batch, in_h, in_w, out_h, out_w
+      {2, 10, 9, 5, 4},     // pairs of rows, across two images
+      {3, 4, 26, 1, 13},    // one output row per image
+      {2, 25, 16, 1, 8},    // the same, rows that read it differently
+      {1, 4, 5000, 2, 2500},  // rows of several tiles
+  };
+  for (const auto& s : shapes) {
+    for (int64_t channels = 1; channels <= 17; ++channels) {
+      if (s[2] > 1000 && channels != 1 && channels != 3) continue;
+      ForEachAttrMode(s[0], s[1], s[2], s[3], s[4], channels, [&](const ResizeGeometry& g) {
+        const int64_t in_rows = g.batch * g.in_height;
+        const int64_t in_size = in_rows * g.in_width * channels;
+        const int64_t out_size = g.batch * g.out_height * g.out_width * channels;
+        auto grads = Exact<T>(out_size);
+        for (int64_t i = 0; i < out_size; ++i) {
+          const double special = i % 3 == 0 ? HUGE_VAL : std::nan("");
+          grads[i] = static_cast<T>(i % 29 == 5 ? special : Pattern(i));
+        }
+        auto whole = Exact<T>(in_size), by_row = Exact<T>(in_size),
+             from_odd = Exact<T>(in_size);
+        ResizeGradRows(g, grads.get(), 0, in_rows, whole.get());
+        for (int64_t row = 0; row < in_rows; ++row) {
+          ResizeGradRows(g, grads.get(), row, row + 1, by_row.get());
+        }
+        ResizeGradRows(g, grads.get(), 0, 3, from_odd.get());
+        ResizeGradRows(g, grads.get(), 3, in_rows, from_odd.get());
+        const size_t bytes = static_cast<size_t>(in_size) * sizeof(T);
+        Expect(std::memcmp(whole.get(), by_row.get(), bytes) == 0 &&
+                   std::memcmp(whole.get(), from_odd.get(), bytes) == 0,
+               "%s gradient rows differ from rows computed alone: %s", type_name,
+               Describe(g).c_str());
+      });
+    }
   }
 }
 
