@@ -70,21 +70,17 @@ absl::Status AllocateOutput(tensorflow::OpKernelContext* context,
   const auto stats = allocator->GetStats();
   if (stats.has_value() && stats->bytes_limit.has_value()) {
     const tensorflow::DataType type = context->expected_output_dtype(0);
-    // MultiplyWithoutOverflow gives a negative value on overflow.
-    const int64_t bytes = tensorflow::MultiplyWithoutOverflow(
-        shape.num_elements(), tensorflow::DataTypeSize(type));
+    const int64_t bytes = TensorBytes(shape, type);
     const int64_t limit = *stats->bytes_limit;
     if (bytes < 0 || bytes > limit) {
       const int64_t memory = MemoryAndSwapBytes();
       if (memory > 0 && (bytes < 0 || bytes > memory)) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "OOM when allocating tensor with shape", shape.DebugString(),
-            " and type ", tensorflow::DataTypeString(type), ": ",
-            bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
-            " bytes, more than the ", limit, " bytes that allocator ",
-            allocator->Name(), " can hold and the ", memory,
-            " bytes of this machine's memory and swap (refused before "
-            "allocating)"));
+        return OutputTooLargeError(
+            shape, type, bytes,
+            absl::StrCat("more than the ", limit, " bytes that allocator ",
+                         allocator->Name(), " can hold and the ", memory,
+                         " bytes of this machine's memory and swap (refused "
+                         "before allocating)"));
       }
     }
   }
@@ -224,6 +220,22 @@ absl::Status ValidateResizeGradInputs(const Tensor& grads,
                                       bilinear::ResizeGeometry* geometry) {
   return ValidateResizeGradShapes(grads.shape(), original_image.shape(),
                                   geometry);
+}
+
+int64_t TensorBytes(const TensorShape& shape, tensorflow::DataType type) {
+  // MultiplyWithoutOverflow gives a negative value on overflow.
+  return tensorflow::MultiplyWithoutOverflow(shape.num_elements(),
+                                             tensorflow::DataTypeSize(type));
+}
+
+absl::Status OutputTooLargeError(const TensorShape& shape,
+                                 tensorflow::DataType type, int64_t bytes,
+                                 std::string_view why) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "OOM when allocating tensor with shape", shape.DebugString(), " and type ",
+      tensorflow::DataTypeString(type), ": ",
+      bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes), " bytes, ",
+      why));
 }
 
 }  // namespace tensorflow_ops

@@ -9,6 +9,7 @@
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_VALIDATION_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "tensorflow/core/framework/op_kernel.h"
@@ -81,6 +82,18 @@ absl::Status ValidateResizeGradShapes(const tensorflow::TensorShape& grads,
 absl::Status ValidateResizeGradInputs(const tensorflow::Tensor& grads,
                                       const tensorflow::Tensor& original_image,
                                       bilinear::ResizeGeometry* geometry);
+
+// The bytes of a tensor of `shape` and `type`; negative where they overflow
+// 64 bits.
+int64_t TensorBytes(const tensorflow::TensorShape& shape, tensorflow::DataType type);
+
+// ResourceExhausted for an output of `shape` and `type` that is refused before
+// it is allocated, in the words of TensorFlow's allocator and with its size:
+// "OOM when allocating tensor with shape[...] and type ...: N bytes, " and
+// `why`; `bytes` is TensorBytes', written "over 2^63" where negative.
+absl::Status OutputTooLargeError(const tensorflow::TensorShape& shape,
+                                 tensorflow::DataType type, int64_t bytes,
+                                 std::string_view why);
 
 }  // namespace tensorflow_ops
 

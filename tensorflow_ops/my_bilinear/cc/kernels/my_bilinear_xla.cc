@@ -9,7 +9,6 @@
 // results by an ulp or two. The HLO is generic, so the kernels are registered
 // for every XLA backend (tested on CPU).
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,7 +20,6 @@
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/framework/types.h"
 #include "tensorflow/core/platform/mem.h"
-#include "tensorflow/core/util/overflow.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_hlo.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_validation.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
@@ -55,17 +53,14 @@ absl::Status ReadAttrs(OpKernelConstruction* context,
 // ("OOM when allocating tensor with shape[...] and type ..."), and so does
 // the compile, in the same words, rather than XLA when it runs.
 absl::Status CheckOutputFitsInMemory(const TensorShape& shape, DataType type) {
-  // MultiplyWithoutOverflow gives a negative value on overflow.
-  const int64_t bytes = tensorflow::MultiplyWithoutOverflow(
-      shape.num_elements(), tensorflow::DataTypeSize(type));
+  const int64_t bytes = TensorBytes(shape, type);
   const int64_t memory = bilinear_hlo::UsableMemoryBytes();
   if (memory <= 0 || (bytes >= 0 && bytes <= memory)) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "OOM when allocating tensor with shape", shape.DebugString(), " and type ",
-      tensorflow::DataTypeString(type), ": ",
-      bytes < 0 ? std::string("over 2^63") : absl::StrCat(bytes),
-      " bytes, more than the ", memory,
-      " bytes of memory this process can use (refused when compiling)"));
+  return OutputTooLargeError(
+      shape, type, bytes,
+      absl::StrCat("more than the ", memory,
+                   " bytes of memory this process can use (refused when "
+                   "compiling)"));
 }
 
 // The static shape of input `index` (XLA shapes are always static here: the
