@@ -270,6 +270,17 @@ py_test(name = "toy_bitwise_test", srcs = ["toy_bitwise_test.py", "toy_xla_test.
         comment = text[:text.index('name = "toy_xla_test"')].rsplit("\n)\n", 1)[1]
         self.assertIn("//tensorflow/compiler/tf2xla/kernels:xla_ops", comment)
 
+    def test_a_test_of_several_files_runs_the_one_named_as_the_target(self):
+        # TensorFlow's macros would look for <name>.py beside the BUILD file.
+        files = ["python/tests/toy_ops_test.py", "python/tests/toy_test.py"]
+        _, build = self._plan(f'''
+py_test(name = "toy_test", srcs = {files!r})
+py_test(name = "toy_ops_test", srcs = ["python/tests/toy_ops_test.py"])
+''', files)
+        mains = {call.name: call.kwargs.get("main") for call in build.calls}
+        self.assertEqual(mains["toy_test"], "python/tests/toy_test.py")
+        self.assertEqual(mains["toy_ops_test"], "python/tests/toy_ops_test.py")
+
     def test_an_unknown_rule_is_refused_by_name(self):
         with self.assertRaisesRegex(VendorError, "genrule has no in-tree equivalent"):
             self._plan('genrule(name = "g", srcs = ["a.cc"], outs = ["b.cc"], cmd = "")\n',
