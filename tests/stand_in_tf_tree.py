@@ -237,12 +237,18 @@ def build(root: str) -> None:
     _write(root, "stand_ins/absl_py/absl/testing/BUILD",
            'package(default_visibility = ["//visibility:public"])\n'
            'py_library(name = "parameterized")\npy_library(name = "absltest")\n')
+    # TensorFlow's pip repository of Hypothesis (the property tests, which run
+    # in my_bilinear_test); the configured interpreter has the package.
+    _write(root, "stand_ins/pypi_hypothesis/WORKSPACE", 'workspace(name = "pypi_hypothesis")\n')
+    _write(root, "stand_ins/pypi_hypothesis/BUILD",
+           'py_library(name = "pkg", visibility = ["//visibility:public"])\n')
     _write(root, "WORKSPACE", f'''workspace(name = "org_tensorflow")
 
 local_repository(name = "rules_java", path = "/usr/share/bazel/rules/java")
 local_repository(name = "rules_cc", path = "stand_ins/rules_cc")
 local_repository(name = "remote_coverage_tools", path = "stand_ins/remote_coverage_tools")
 local_repository(name = "absl_py", path = "stand_ins/absl_py")
+local_repository(name = "pypi_hypothesis", path = "stand_ins/pypi_hypothesis")
 
 new_local_repository(
     name = "pip_tensorflow",

@@ -21,8 +21,10 @@ from tests import stand_in_tf_tree
 from tools import build_file_reader
 
 DEST = "tensorflow/examples/custom_ops_doc/my_bilinear"
-# A short test of the op: shapes only, five cases.
-TEST = "my_bilinear_shape_test"
+# The op's Python test target, filtered to a short part of it: the five cases
+# of my_bilinear_shape_test.py.
+TEST = "my_bilinear_test"
+TEST_FILTER = "my_bilinear_shape_test"
 # The workspace as it is on disk (the test is tagged "external": never cached).
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
@@ -52,8 +54,8 @@ class VendorIntoTfBazelTest(unittest.TestCase):
         start = time.monotonic()
         bazel = subprocess.run(
             ["bazel", "--batch", f"--output_user_root={scratch}/bazel_root",
-             "test", "--color=no", "--curses=no", *nested_bazel_cache.flags(), library,
-             target],
+             "test", "--color=no", "--curses=no", *nested_bazel_cache.flags(),
+             f"--test_filter={TEST_FILTER}", library, target],
             cwd=tree, capture_output=True, text=True, check=False,
             env=dict(os.environ, HOME=scratch))
         elapsed = time.monotonic() - start

@@ -5,13 +5,7 @@ more than 2^31 elements is computed right, where the machine has the memory.
 image 2^30 rows high, are in my_bilinear_huge_sizes_test.py.)
 """
 
-import os
-
-# oneDNN's CPU allocator retries a failed allocation for 10 s before giving up;
-# TensorFlow's default one reports it at once. The op's behaviour is the same.
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
-
-import numpy as np  # pylint: disable=g-import-not-at-top
+import numpy as np
 import tensorflow as tf
 
 from tensorflow_ops import test_util
