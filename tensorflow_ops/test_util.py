@@ -21,7 +21,9 @@ def load_tests_of(*modules: types.ModuleType) -> Callable[..., unittest.TestSuit
     then pays for TensorFlow's import once, not once per file.
 
     A file's tests stay selectable by its module name, with Bazel's
-    `--test_filter=my_bilinear_ops_test` or absltest's `-k`.
+    `--test_filter=my_bilinear_ops_test` (absltest's `-k`: `python -m <the
+    target's main module> -- -k my_bilinear_ops_test`). The main module itself
+    holds no tests: its own would be named `__main__`'s, not its file's.
     """
     def load_tests(loader: unittest.TestLoader, tests: unittest.TestSuite,
                    pattern: str) -> unittest.TestSuite:

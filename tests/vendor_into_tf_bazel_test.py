@@ -22,9 +22,11 @@ from tools import build_file_reader
 
 DEST = "tensorflow/examples/custom_ops_doc/my_bilinear"
 # The op's Python test target, filtered to a short part of it: the five cases
-# of my_bilinear_shape_test.py.
+# of my_bilinear_shape_test.py (a filter that matches nothing passes, so the
+# count is checked too).
 TEST = "my_bilinear_test"
 TEST_FILTER = "my_bilinear_shape_test"
+TEST_CASES = 5
 # The workspace as it is on disk (the test is tagged "external": never cached).
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
@@ -62,6 +64,9 @@ class VendorIntoTfBazelTest(unittest.TestCase):
         print(f"nested bazel test {library} {target}: {elapsed:.0f} s")
         self.assertEqual(bazel.returncode, 0, bazel.stdout[-4000:] + bazel.stderr[-8000:])
         self.assertRegex(bazel.stdout + bazel.stderr, rf"{target}\s+PASSED")
+        with open(os.path.join(tree, "bazel-testlogs", target[2:].replace(":", "/"),
+                               "test.log"), encoding="utf-8") as log:
+            self.assertRegex(log.read(), rf"\nRan {TEST_CASES} tests? in ")
         self.assertTrue(os.path.isfile(os.path.join(
             tree, "bazel-bin", DEST, "my_bilinear_op.so")))
 

@@ -272,14 +272,23 @@ py_test(name = "toy_bitwise_test", srcs = ["toy_bitwise_test.py", "toy_xla_test.
 
     def test_a_test_of_several_files_runs_the_one_named_as_the_target(self):
         # TensorFlow's macros would look for <name>.py beside the BUILD file.
-        files = ["python/tests/toy_ops_test.py", "python/tests/toy_test.py"]
-        _, build = self._plan(f'''
-py_test(name = "toy_test", srcs = {files!r})
+        files = ["helper.py", "python/tests/toy_ops_test.py", "python/tests/toy_test.py",
+                 "python/tests/toy_probe.py"]
+        _, build = self._plan('''
+py_library(name = "gen_py", srcs = ["helper.py"])
+py_test(name = "toy_test", srcs = ["helper.py", "python/tests/toy_ops_test.py",
+                                   "python/tests/toy_test.py"])
 py_test(name = "toy_ops_test", srcs = ["python/tests/toy_ops_test.py"])
+py_test(name = "toy_probe_test", srcs = ["python/tests/toy_probe.py"])
+py_test(name = "helper", srcs = ["helper.py", "python/tests/toy_probe.py"])
+py_test(name = "from_a_label_test", srcs = [":gen_py"])
 ''', files)
         mains = {call.name: call.kwargs.get("main") for call in build.calls}
         self.assertEqual(mains["toy_test"], "python/tests/toy_test.py")
         self.assertEqual(mains["toy_ops_test"], "python/tests/toy_ops_test.py")
+        self.assertEqual(mains["toy_probe_test"], "python/tests/toy_probe.py")
+        self.assertIsNone(mains["helper"])  # helper.py is beside the BUILD file
+        self.assertIsNone(mains["from_a_label_test"])
 
     def test_an_unknown_rule_is_refused_by_name(self):
         with self.assertRaisesRegex(VendorError, "genrule has no in-tree equivalent"):

@@ -225,12 +225,13 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
             new = dict(kwargs, deps=sorted(set(deps + _python_deps(srcs, ctx))))
             if "visibility" in new:  # tf_py_test sets it; add to it instead
                 new["additional_visibility"] = new.pop("visibility")
-            if "main" not in new and "/" in srcs[0]:
-                # The macros look for <name>.py in the package otherwise; Bazel
-                # finds it among the srcs by file name.
-                mains = [src for src in srcs if os.path.basename(src) == call.name + ".py"]
-                if mains or len(srcs) == 1:
-                    new["main"] = (mains or srcs)[0]
+            # The macros look for <name>.py beside the BUILD file: name the
+            # main where it is elsewhere (Bazel's default finds it by file name).
+            mains = [src for src in srcs if os.path.basename(src) == call.name + ".py"]
+            if len(srcs) == 1 and not mains:
+                mains = srcs
+            if "main" not in new and mains and "/" in mains[0]:
+                new["main"] = mains[0]
             comment = ""
             if any(XLA_TEST_MARK in os.path.basename(src) for src in srcs):
                 new["tags"] = sorted(set(list(new.get("tags", [])) + ["manual"]))

@@ -2,8 +2,7 @@
 with MyBilinear bit for bit as Python does, and refuses every bad op library,
 model, signature, argument and output with one line on stderr and a non-zero
 exit, never a crash (docs/keras_saving_serving.md#serve-from-c). The .npy
-inputs it refuses are serve_npy_input_test's, whose tests this target runs in
-the same process (docs/testing.md#one-process-per-target)."""
+inputs it refuses are serve_npy_input_test's."""
 
 import os
 import re
@@ -15,11 +14,7 @@ import subprocess
 import numpy as np
 import tensorflow as tf
 
-from examples.serve_cpp import serve_npy_input_test
 from examples.serve_cpp import serve_test_fixture as fixture
-from tensorflow_ops import test_util
-
-load_tests = test_util.load_tests_of(serve_npy_input_test)
 
 
 class ServeSavedModelTest(fixture.ServeFixture):

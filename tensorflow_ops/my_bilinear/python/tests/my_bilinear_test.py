@@ -10,7 +10,6 @@ from tensorflow_ops.my_bilinear.python.tests import my_bilinear_concurrency_test
 from tensorflow_ops.my_bilinear.python.tests import my_bilinear_dtypes_test
 from tensorflow_ops.my_bilinear.python.tests import my_bilinear_grad_test
 from tensorflow_ops.my_bilinear.python.tests import my_bilinear_grad_validation_test
-from tensorflow_ops.my_bilinear.python.tests import my_bilinear_huge_output_test
 from tensorflow_ops.my_bilinear.python.tests import my_bilinear_invalid_property_test
 from tensorflow_ops.my_bilinear.python.tests import my_bilinear_large_output_test
 from tensorflow_ops.my_bilinear.python.tests import my_bilinear_layer_test
@@ -26,7 +25,6 @@ load_tests = test_util.load_tests_of(
     my_bilinear_dtypes_test,
     my_bilinear_grad_test,
     my_bilinear_grad_validation_test,
-    my_bilinear_huge_output_test,
     my_bilinear_invalid_property_test,
     my_bilinear_large_output_test,
     my_bilinear_layer_test,

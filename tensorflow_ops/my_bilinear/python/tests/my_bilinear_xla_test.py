@@ -26,7 +26,6 @@ from tensorflow_ops.my_bilinear import MyBilinearLayer
 from tensorflow_ops.my_bilinear import SUPPORTS_JIT_COMPILE
 from tensorflow_ops.my_bilinear import my_bilinear
 from tensorflow_ops.my_bilinear import ops
-from tensorflow_ops.my_bilinear.python.tests import my_bilinear_xla_compile_bounds_test
 from tensorflow_ops.my_bilinear.python.tests import test_cases
 
 NO_FMA_FLAG = "--xla_cpu_max_isa=AVX"
@@ -347,12 +346,6 @@ class MyBilinearXlaErrorTest(XlaTestCase):
             lambda x: ops.my_bilinear(images=x, size=[3, 3], align_corners=True,
                                       half_pixel_centers=True),
             [tf.TensorSpec(None, tf.float32)], tf.ones((1, 4, 4, 1)))
-
-
-# This target runs the compile-bounds tests too, in this process
-# (docs/testing.md#one-process-per-target); my_bilinear_xla_bitwise_test,
-# which imports this module, runs only the comparisons above.
-load_tests = test_util.load_tests_of(my_bilinear_xla_compile_bounds_test)
 
 
 if __name__ == "__main__":
