@@ -21,6 +21,7 @@ style, as the template is, since a new name's length moves line breaks.
 import os
 import re
 import subprocess
+import tempfile
 from typing import Dict, FrozenSet, List
 
 from tools import new_op_names
@@ -118,13 +119,28 @@ def rename(text: str, names: new_op_names.OpNames) -> str:
             .replace(_PACKAGE, names.package))
 
 
-def clang_format(executable: str, path: str, text: str) -> str:
-    """`text`, the C++ file `path`, formatted in Google style."""
-    result = subprocess.run([executable, "--style=Google", f"--assume-filename={path}"],
-                            input=text, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise TemplateError(f"clang-format failed on {path}: {result.stderr[-2000:]}")
-    return result.stdout
+def clang_format(executable: str, texts: Dict[str, str]) -> Dict[str, str]:
+    """`texts`, C++ files by relative path, each formatted in Google style.
+
+    One run of clang-format for them all: each run costs more to start (the
+    pip wrapper is a Python program) than to format a file."""
+    if not texts:
+        return {}
+    with tempfile.TemporaryDirectory() as folder:
+        for path, text in texts.items():
+            os.makedirs(os.path.join(folder, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(folder, path), "w", encoding="utf-8") as out:
+                out.write(text)
+        result = subprocess.run([executable, "--style=Google", "-i", *sorted(texts)],
+                                cwd=folder, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise TemplateError(f"clang-format failed on {sorted(texts)}: "
+                                f"{result.stderr[-2000:]}")
+        formatted = {}
+        for path in texts:
+            with open(os.path.join(folder, path), encoding="utf-8") as source:
+                formatted[path] = source.read()
+        return formatted
 
 
 def is_cc(path: str) -> bool:
@@ -145,8 +161,6 @@ def op_files(names: new_op_names.OpNames, workspace: str,
             kept_text = keep_parts(source.read(), kept, relative)
         text = rename(kept_text, names)
         path = rename(relative, names)
-        if is_cc(path):
-            text = clang_format(clang_format_path, path, text)
         # Looked for with stand-in names: a new name may hold the template's.
         leftover = LEFTOVER.search(rename(kept_text, _PROBE))
         if leftover:
@@ -155,4 +169,6 @@ def op_files(names: new_op_names.OpNames, workspace: str,
                                 f"{TEMPLATE_PACKAGE}, {TEMPLATE_OP} or "
                                 f"{TEMPLATE_PACKAGE.upper()}")
         files[path] = text
+    files.update(clang_format(clang_format_path,
+                              {path: text for path, text in files.items() if is_cc(path)}))
     return files
