@@ -90,14 +90,8 @@ def kernel_cpu_path() -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--path-only", action="store_true",
-                        help="print the CPU path, not the digest")
-    args = parser.parse_args()
-    result = {"path": kernel_cpu_path()}
-    if not args.path_only:
-        result["digest"] = results_digest()
-    print(json.dumps(result))
+    argparse.ArgumentParser(description=__doc__).parse_args()
+    print(json.dumps({"path": kernel_cpu_path(), "digest": results_digest()}))
 
 
 if __name__ == "__main__":
