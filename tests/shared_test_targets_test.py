@@ -78,7 +78,7 @@ class SharedTestTargetsTest(unittest.TestCase):
         self.assertEqual(problems, [])
         # my_bilinear_test, my_bilinear_fresh_process_test, cookbook_test and
         # //tests:workspace_test at least.
-        self.assertGreaterEqual(checked, 4)
+        self.assertGreaterEqual(checked, 5)
 
     def test_a_file_missing_from_the_runner_is_caught(self):
         folder = tempfile.mkdtemp()

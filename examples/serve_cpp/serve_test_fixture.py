@@ -42,7 +42,7 @@ def _binary() -> str:
     if not os.path.isfile(path):
         raise FileNotFoundError(
             f"{path} not found: run under `bazel test "
-            f"//examples/serve_cpp:serve_saved_model_test`, or build the program "
+            f"//examples/serve_cpp:serve_cpp_test`, or build the program "
             f"and set {BINARY_ENV} to it")
     return path
 
