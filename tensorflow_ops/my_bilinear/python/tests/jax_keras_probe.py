@@ -1,6 +1,7 @@
-"""Runs MyBilinearLayer under KERAS_BACKEND=jax (my_bilinear_jax_keras_test
-starts it in a child process, since Keras fixes its backend on import) and
-prints what it saw as one JSON line.
+"""Runs MyBilinearLayer under KERAS_BACKEND=jax and prints what it saw as one
+JSON line. my_bilinear_jax_keras_test calls `train` in its own process where
+Keras is not imported yet (Keras fixes its backend on import), and starts
+this module in child processes for the rest.
 
     python -m tensorflow_ops.my_bilinear.python.tests.jax_keras_probe train DIR
     python -m tensorflow_ops.my_bilinear.python.tests.jax_keras_probe load DIR

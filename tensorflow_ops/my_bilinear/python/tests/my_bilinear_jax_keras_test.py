@@ -1,8 +1,12 @@
-"""MyBilinearLayer on Keras's JAX backend, in child processes (Keras fixes its
-backend on import): it trains to keras.layers.Resizing's loss curve, with and
-without jit_compile and under mixed precision, and a .keras file of it loads
-in a fresh process with the same bits (and on the TensorFlow backend). The
-TensorFlow op library is never loaded on the JAX backend."""
+"""MyBilinearLayer on Keras's JAX backend: it trains to keras.layers.Resizing's
+loss curve, with and without jit_compile and under mixed precision, and a
+.keras file of it loads in a fresh process with the same bits (and on the
+TensorFlow backend). The TensorFlow op library is never loaded on the JAX
+backend.
+
+Keras fixes its backend on import, so the training runs in this process on
+the JAX backend where Keras is not imported yet (as Bazel runs this file),
+else in a child process; each load runs in a child of its own."""
 
 import json
 import os
@@ -25,12 +29,30 @@ def _probe(mode: str, folder: str, backend: str = "jax") -> Dict[str, Any]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _op_library_mapped() -> bool:
+    with open("/proc/self/maps", encoding="ascii") as maps:
+        return "my_bilinear_op.so" in maps.read()
+
+
+def _train(folder: str) -> Dict[str, Any]:
+    """The probe's `train`, in this process where Keras can still take the
+    JAX backend (a child costs TensorFlow's, JAX's and Keras's imports)."""
+    if "keras" in sys.modules:
+        return _probe("train", folder)
+    os.environ["KERAS_BACKEND"] = "jax"
+    # pylint: disable=g-import-not-at-top
+    from tensorflow_ops.my_bilinear.python.tests import jax_keras_probe
+    facts = jax_keras_probe.train(folder)
+    facts["op_library_mapped"] = _op_library_mapped()
+    return facts
+
+
 class JaxKerasTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
         cls.folder = tempfile.mkdtemp()
-        cls.trained = _probe("train", cls.folder)
+        cls.trained = _train(cls.folder)
         cls.loaded = _probe("load", cls.folder)
         cls.loaded_by_tensorflow = _probe("load", cls.folder, backend="tensorflow")
 
