@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Dict
+from typing import Dict, Tuple
 
 import keras
 import numpy as np
@@ -21,16 +21,31 @@ from tensorflow_ops.my_bilinear import my_bilinear
 # (images shape, output size) pairs the saved tf.Module is called with after one trace.
 _MODULE_CALLS = [((2, 4, 6, 3), (5, 7)), ((1, 9, 3, 1), (2, 11)), ((3, 5, 5, 2), (5, 5))]
 
-# Runs in a fresh process: loads every artifact with the op library imported and
-# writes what each returns.
-_LOAD_WITH_IMPORT = """
+# Runs in a fresh process, which imports no tensorflow_ops at first: each load
+# must fail (printed, one line each). Then, as the error tells a user to, it
+# imports the op package and loads every artifact again, writing what each
+# returns. One child for both halves: each child costs TensorFlow's import.
+_LOAD_WITHOUT_THEN_WITH_IMPORT = """
 import sys
 import keras
 import numpy as np
 import tensorflow as tf
-import tensorflow_ops.my_bilinear
 
 folder = sys.argv[1]
+loaders = {
+    "export": lambda: tf.saved_model.load(folder + "/export"),
+    "module": lambda: tf.saved_model.load(folder + "/module"),
+    "keras": lambda: keras.models.load_model(folder + "/model.keras"),
+}
+assert not any(name.startswith("tensorflow_ops") for name in sys.modules)
+for name, load in loaders.items():
+    try:
+        load()
+        print(name, "LOADED")
+    except Exception as error:
+        print(name, type(error).__name__, " ".join(str(error).split()))
+
+import tensorflow_ops.my_bilinear
 inputs = np.load(folder + "/inputs.npz")
 images = inputs["images"]
 exported = tf.saved_model.load(folder + "/export")
@@ -43,26 +58,6 @@ for index in range(int(inputs["module_calls"])):
     outputs[f"module_{index}"] = module.resize(inputs[f"module_images_{index}"],
                                                inputs[f"module_size_{index}"])
 np.savez(folder + "/loaded.npz", **{k: np.asarray(v) for k, v in outputs.items()})
-"""
-
-# Runs in a fresh process that never imports tensorflow_ops: each load must fail.
-_LOAD_WITHOUT_IMPORT = """
-import sys
-import keras
-import tensorflow as tf
-
-folder = sys.argv[1]
-loaders = {
-    "export": lambda: tf.saved_model.load(folder + "/export"),
-    "module": lambda: tf.saved_model.load(folder + "/module"),
-    "keras": lambda: keras.models.load_model(folder + "/model.keras"),
-}
-for name, load in loaders.items():
-    try:
-        load()
-        print(name, "LOADED")
-    except Exception as error:
-        print(name, type(error).__name__, " ".join(str(error).split()))
 """
 
 
@@ -119,13 +114,19 @@ class SavingTest(test_util.TestCase):
         shutil.rmtree(cls.folder)
         super().tearDownClass()
 
-    def _loaded_outputs(self) -> Dict[str, np.ndarray]:
-        if not hasattr(type(self), "loaded"):
-            result = _run_python(_LOAD_WITH_IMPORT, self.folder)
+    def _child(self) -> Tuple[Dict[str, str], Dict[str, np.ndarray]]:
+        """What the child printed for each load without the op package, and
+        what each artifact returned once it was imported."""
+        if not hasattr(type(self), "child"):
+            result = _run_python(_LOAD_WITHOUT_THEN_WITH_IMPORT, self.folder)
             self.assertEqual(result.returncode, 0, result.stderr)
+            failures = dict(line.split(" ", 1) for line in result.stdout.splitlines())
             with np.load(os.path.join(self.folder, "loaded.npz")) as loaded:
-                type(self).loaded = dict(loaded)
-        return type(self).loaded
+                type(self).child = failures, dict(loaded)
+        return type(self).child
+
+    def _loaded_outputs(self) -> Dict[str, np.ndarray]:
+        return self._child()[1]
 
     def test_keras_file_reloads_with_identical_outputs(self):
         self.assertAllEqual(self._loaded_outputs()["keras"], self.model_output)
@@ -142,9 +143,8 @@ class SavingTest(test_util.TestCase):
             self.assertAllEqual(loaded[f"module_{index}"], expected)
 
     def test_loading_without_the_op_library_fails_with_the_documented_error(self):
-        result = _run_python(_LOAD_WITHOUT_IMPORT, self.folder)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+        lines = self._child()[0]
+        self.assertEqual(set(lines), {"export", "module", "keras"})
         for saved_model in ("export", "module"):
             self.assertRegex(lines[saved_model],
                              r"^RuntimeError Op type not registered 'MyBilinear'")
