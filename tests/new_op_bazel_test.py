@@ -42,12 +42,11 @@ from tests import nested_bazel_cache
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 # Each generated op, with its flags and the tests the nested run runs.
 VARIANTS = {
-    "plain_copy": ([], ["ops_test", "math_test"]),
-    "copy_with_grad": (["--grad"], ["ops_test", "math_test"]),
-    "copy_on_gpu": (["--gpu"], ["ops_test", "math_test", "gpu_grid_test", "gpu_test"]),
+    "plain_copy": ([], ["test", "math_test"]),
+    "copy_with_grad": (["--grad"], ["test", "math_test"]),
+    "copy_on_gpu": (["--gpu"], ["test", "math_test", "gpu_grid_test", "gpu_test"]),
     "copy_on_gpu_with_grad": (["--gpu", "--grad"],
-                              ["ops_test", "property_test", "math_test", "gpu_grid_test",
-                               "gpu_test"]),
+                              ["test", "math_test", "gpu_grid_test", "gpu_test"]),
 }
 CUDA_FLAG = "--cuda_build_defs="
 # Prints which op libraries register a GPU kernel.

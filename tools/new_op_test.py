@@ -264,7 +264,8 @@ class ToolTest(unittest.TestCase):
             "cc/tests/scale_by_math_test.cc", "cc/tests/scale_by_gpu_grid_test.cc",
             "python/__init__.py", "python/scale_by_ops.py",
             "python/tests/scale_by_reference.py", "python/tests/scale_by_ops_test.py",
-            "python/tests/scale_by_property_test.py", "python/tests/scale_by_gpu_test.py"]))
+            "python/tests/scale_by_property_test.py", "python/tests/scale_by_test.py",
+            "python/tests/scale_by_gpu_test.py"]))
         with open(os.path.join(self.workspace, new_op.REGISTRY)) as registry:
             self.assertEqual(registry.read(),
                              new_op.add_to_registry(REGISTRY_TEXT, "scale_by"))
