@@ -6,10 +6,9 @@ but not ignored) and its .tf_configure.bazelrc. tools/new_op.py writes one op
 with no flags, one with --grad, one with --gpu and one with --gpu --grad; one
 nested Bazel run (its own output root under TEST_TMPDIR, shut down and removed
 at the end; objects from tests/nested_bazel_cache.py) builds all four and runs
-the smallest tests that prove each works: the unit tests of the op and of its
-math, and the GPU grid test and the GPU
-test where there are GPU kernels (the property tests, which only the template's
-parts make up, run for the --gpu --grad op alone). It runs in the
+the smallest tests that prove each works: the op's Python tests (its unit and
+property tests, one target), the unit tests of its math, and the GPU grid test
+and the GPU test where there are GPU kernels. It runs in the
 configuration this test was built in: under
 --config=cuda the BUILD file passes `--cuda_build_defs=` the build's CUDA facts,
 and the nested run compiles the GPU kernels with nvcc for the same compute

@@ -123,15 +123,19 @@ def clang_format(executable: str, texts: Dict[str, str]) -> Dict[str, str]:
     """`texts`, C++ files by relative path, each formatted in Google style.
 
     One run of clang-format for them all: each run costs more to start (the
-    pip wrapper is a Python program) than to format a file."""
+    pip wrapper is a Python program) than to format a file. The files go to a
+    temporary folder, under their relative paths."""
     if not texts:
         return {}
+    for path in texts:
+        if os.path.isabs(path) or ".." in path.split("/"):
+            raise TemplateError(f"{path}: not a path inside the op's folder")
     with tempfile.TemporaryDirectory() as folder:
         for path, text in texts.items():
             os.makedirs(os.path.join(folder, os.path.dirname(path)), exist_ok=True)
             with open(os.path.join(folder, path), "w", encoding="utf-8") as out:
                 out.write(text)
-        result = subprocess.run([executable, "--style=Google", "-i", *sorted(texts)],
+        result = subprocess.run([executable, "--style=Google", "-i", "--", *sorted(texts)],
                                 cwd=folder, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise TemplateError(f"clang-format failed on {sorted(texts)}: "

@@ -314,6 +314,20 @@ class TemplateTest(unittest.TestCase):
         names = new_op_names.OpNames(package or name, name, gpu=gpu, grad=grad)
         return new_op_template.op_files(names, WORKSPACE, self.clang_format)
 
+    def test_clang_format_formats_every_file_it_is_given(self):
+        """In one run, in subfolders too (a formatter that returned its input
+        would pass the fixed-point checks below); paths outside the op's
+        folder, or that clang-format would take for options, are refused."""
+        formatted = new_op_template.clang_format(self.clang_format, {
+            "a.cc": "int  f( ){return 1;}\n", "cc/b.h": "int  g( ){return 2;}\n"})
+        self.assertEqual(formatted, {"a.cc": "int f() { return 1; }\n",
+                                     "cc/b.h": "int g() { return 2; }\n"})
+        self.assertEqual(new_op_template.clang_format(self.clang_format, {
+            "-a.cc": "int  x;\n"}), {"-a.cc": "int x;\n"})
+        for path in ("/tmp/a.cc", "../a.cc", "cc/../../a.cc"):
+            with self.assertRaisesRegex(new_op_template.TemplateError, "not a path inside"):
+                new_op_template.clang_format(self.clang_format, {path: "int x;\n"})
+
     def test_the_template_is_formatted_as_clang_format_would(self):
         cc_files = {path: text for path, text in self.template.items()
                     if new_op_template.is_cc(path)}

@@ -5,8 +5,9 @@ TensorFlow backend). The TensorFlow op library is never loaded on the JAX
 backend.
 
 Keras fixes its backend on import, so the training runs in this process on
-the JAX backend where Keras is not imported yet (as Bazel runs this file),
-else in a child process; each load runs in a child of its own."""
+the JAX backend where this file is the program and Keras is not imported yet
+(as Bazel runs it), else in a child process; each load runs in a child of its
+own."""
 
 import json
 import os
@@ -35,13 +36,23 @@ def _op_library_mapped() -> bool:
 
 
 def _train(folder: str) -> Dict[str, Any]:
-    """The probe's `train`, in this process where Keras can still take the
-    JAX backend (a child costs TensorFlow's, JAX's and Keras's imports)."""
-    if "keras" in sys.modules:
+    """The probe's `train`, in this process where it is this file's own and
+    Keras can still take the JAX backend (a child costs TensorFlow's, JAX's
+    and Keras's imports); else in a child."""
+    if __name__ != "__main__" or "keras" in sys.modules:
         return _probe("train", folder)
+    # Read by Keras on import only: restored at once, so that nothing this
+    # process starts later inherits it.
+    before = os.environ.get("KERAS_BACKEND")
     os.environ["KERAS_BACKEND"] = "jax"
-    # pylint: disable=g-import-not-at-top
-    from tensorflow_ops.my_bilinear.python.tests import jax_keras_probe
+    try:
+        # pylint: disable=g-import-not-at-top
+        from tensorflow_ops.my_bilinear.python.tests import jax_keras_probe
+    finally:
+        if before is None:
+            del os.environ["KERAS_BACKEND"]
+        else:
+            os.environ["KERAS_BACKEND"] = before
     facts = jax_keras_probe.train(folder)
     facts["op_library_mapped"] = _op_library_mapped()
     return facts

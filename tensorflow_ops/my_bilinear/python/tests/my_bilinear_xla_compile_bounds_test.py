@@ -177,8 +177,7 @@ class XlaCompileBoundsTest(absltest.TestCase):
         (each of the gradient's sums adds about 2 * factor terms of magnitude
         at most 1); my_bilinear_xla_bitwise_test checks bits at factor 1024."""
         for case in self.report["cases"]:
-            in_hw, out_hw = _case_sizes(case["axis"], case["factor"],
-                                                         IN_SIZE)
+            in_hw, out_hw = _case_sizes(case["axis"], case["factor"], IN_SIZE)
             terms = 3 if case["op"] == "forward" else 2 * case["factor"] + 2
             with self.subTest(**{k: case[k] for k in ("op", "axis", "factor", "mode")}):
                 result_hw = out_hw if case["op"] == "forward" else in_hw
