@@ -31,7 +31,8 @@ def _probe(mode: str, folder: str, backend: str = "jax") -> Dict[str, Any]:
 
 
 def _op_library_mapped() -> bool:
-    with open("/proc/self/maps", encoding="ascii") as maps:
+    """Whether this process has mapped the TensorFlow op library."""
+    with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
         return "my_bilinear_op.so" in maps.read()
 
 
