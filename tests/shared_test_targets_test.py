@@ -48,8 +48,7 @@ def shared_target_problems(build_path: str) -> Tuple[List[str], int]:
         if call.kind != "py_test":
             continue
         srcs = build_file_reader.files_of(call.kwargs.get("srcs", []))
-        main = call.kwargs.get("main") or next(
-            (src for src in srcs if os.path.basename(src) == call.name + ".py"), None)
+        main = call.kwargs.get("main") or build_file_reader.default_py_main(call.name, srcs)
         if main is None:
             continue
         with open(os.path.join(folder, main), encoding="utf-8") as source:

@@ -172,6 +172,12 @@ def _in_subpackage(package_dir: str, relative: str) -> bool:
     return False
 
 
+def default_py_main(name: str, srcs: List[str]) -> Optional[str]:
+    """The file of `srcs` that Bazel runs for a py_test or py_binary `name`
+    without `main`: the one named <name>.py, in any folder; None if none is."""
+    return next((src for src in srcs if os.path.basename(src) == name + ".py"), None)
+
+
 def files_of(value: Any) -> List[str]:
     """The plain file names (not labels) in a srcs/hdrs/data value."""
     if isinstance(value, str):

@@ -227,11 +227,11 @@ def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall
                 new["additional_visibility"] = new.pop("visibility")
             # The macros look for <name>.py beside the BUILD file: name the
             # main where it is elsewhere (Bazel's default finds it by file name).
-            mains = [src for src in srcs if os.path.basename(src) == call.name + ".py"]
-            if len(srcs) == 1 and not mains:
-                mains = srcs
-            if "main" not in new and mains and "/" in mains[0]:
-                new["main"] = mains[0]
+            main = build_file_reader.default_py_main(call.name, srcs)
+            if main is None and len(srcs) == 1:
+                main = srcs[0]
+            if "main" not in new and main and "/" in main:
+                new["main"] = main
             comment = ""
             if any(XLA_TEST_MARK in os.path.basename(src) for src in srcs):
                 new["tags"] = sorted(set(list(new.get("tags", [])) + ["manual"]))
