@@ -119,14 +119,16 @@ def rename(text: str, names: new_op_names.OpNames) -> str:
             .replace(_PACKAGE, names.package))
 
 
-def clang_format(executable: str, texts: Dict[str, str]) -> Dict[str, str]:
-    """`texts`, C++ files by relative path, each formatted in Google style.
+def clang_format(executable: str, files: Dict[str, str]) -> Dict[str, str]:
+    """`files`, texts by relative path, with the C++ ones (is_cc) formatted in
+    Google style and the others as they are.
 
     One run of clang-format for them all: each run costs more to start (the
     pip wrapper is a Python program) than to format a file. The files go to a
     temporary folder, under their relative paths."""
+    texts = {path: text for path, text in files.items() if is_cc(path)}
     if not texts:
-        return {}
+        return dict(files)
     for path in texts:
         if os.path.isabs(path) or ".." in path.split("/"):
             raise TemplateError(f"{path}: not a path inside the op's folder")
@@ -140,7 +142,7 @@ def clang_format(executable: str, texts: Dict[str, str]) -> Dict[str, str]:
         if result.returncode != 0:
             raise TemplateError(f"clang-format failed on {sorted(texts)}: "
                                 f"{result.stderr[-2000:]}")
-        formatted = {}
+        formatted = dict(files)
         for path in texts:
             with open(os.path.join(folder, path), encoding="utf-8") as source:
                 formatted[path] = source.read()
@@ -173,6 +175,4 @@ def op_files(names: new_op_names.OpNames, workspace: str,
                                 f"{TEMPLATE_PACKAGE}, {TEMPLATE_OP} or "
                                 f"{TEMPLATE_PACKAGE.upper()}")
         files[path] = text
-    files.update(clang_format(clang_format_path,
-                              {path: text for path, text in files.items() if is_cc(path)}))
-    return files
+    return clang_format(clang_format_path, files)

@@ -319,9 +319,11 @@ class TemplateTest(unittest.TestCase):
         would pass the fixed-point checks below); paths outside the op's
         folder, or that clang-format would take for options, are refused."""
         formatted = new_op_template.clang_format(self.clang_format, {
-            "a.cc": "int  f( ){return 1;}\n", "cc/b.h": "int  g( ){return 2;}\n"})
+            "a.cc": "int  f( ){return 1;}\n", "cc/b.h": "int  g( ){return 2;}\n",
+            "c.py": "x  =  1\n"})
         self.assertEqual(formatted, {"a.cc": "int f() { return 1; }\n",
-                                     "cc/b.h": "int g() { return 2; }\n"})
+                                     "cc/b.h": "int g() { return 2; }\n",
+                                     "c.py": "x  =  1\n"})
         self.assertEqual(new_op_template.clang_format(self.clang_format, {
             "-a.cc": "int  x;\n"}), {"-a.cc": "int x;\n"})
         for path in ("/tmp/a.cc", "../a.cc", "cc/../../a.cc"):
@@ -329,11 +331,11 @@ class TemplateTest(unittest.TestCase):
                 new_op_template.clang_format(self.clang_format, {path: "int x;\n"})
 
     def test_the_template_is_formatted_as_clang_format_would(self):
-        cc_files = {path: text for path, text in self.template.items()
-                    if new_op_template.is_cc(path)}
+        cc_files = [path for path in self.template if new_op_template.is_cc(path)]
         self.assertGreater(len(cc_files), 10)
-        formatted = new_op_template.clang_format(self.clang_format, cc_files)
-        for path, text in cc_files.items():
+        formatted = new_op_template.clang_format(self.clang_format, self.template)
+        for path in cc_files:
+            text = self.template[path]
             with self.subTest(path=path):
                 self.assertEqual(text, formatted[path], f"{path}: run clang-format "
                                  "--style=Google -i on it")
@@ -383,9 +385,7 @@ class TemplateTest(unittest.TestCase):
                   if new_op_template.file_flags(relative) <= new_op_template.flags(names)}
         self.assertEqual(set(files), wanted)
         # The generated C++ is a fixed point of clang-format.
-        cc_files = {path: text for path, text in files.items()
-                    if new_op_template.is_cc(path)}
-        formatted = new_op_template.clang_format(self.clang_format, cc_files)
+        formatted = new_op_template.clang_format(self.clang_format, files)
         for path, text in files.items():
             self.assertIsNone(new_op_template.LEFTOVER.search(text), path)
             self.assertIsNone(self.MARKER_TEXT.search(text), path)

@@ -86,11 +86,16 @@ def load(folder: str) -> Dict[str, Any]:
             "max_difference": float(np.max(np.abs(np.asarray(model(images)) - expected)))}
 
 
+def op_library_mapped() -> bool:
+    """Whether this process has mapped the TensorFlow op library."""
+    with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+        return "my_bilinear_op.so" in maps.read()
+
+
 def main() -> None:
     mode, folder = sys.argv[1:3]
     facts = train(folder) if mode == "train" else load(folder)
-    with open("/proc/self/maps") as maps:
-        facts["op_library_mapped"] = "my_bilinear_op.so" in maps.read()
+    facts["op_library_mapped"] = op_library_mapped()
     print(json.dumps(facts))
 
 

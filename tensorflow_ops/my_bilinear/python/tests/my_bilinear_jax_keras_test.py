@@ -30,12 +30,6 @@ def _probe(mode: str, folder: str, backend: str = "jax") -> Dict[str, Any]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def _op_library_mapped() -> bool:
-    """Whether this process has mapped the TensorFlow op library."""
-    with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-        return "my_bilinear_op.so" in maps.read()
-
-
 def _train(folder: str) -> Dict[str, Any]:
     """The probe's `train`, in this process where it is this file's own and
     Keras can still take the JAX backend (a child costs TensorFlow's, JAX's
@@ -55,7 +49,7 @@ def _train(folder: str) -> Dict[str, Any]:
         else:
             os.environ["KERAS_BACKEND"] = before
     facts = jax_keras_probe.train(folder)
-    facts["op_library_mapped"] = _op_library_mapped()
+    facts["op_library_mapped"] = jax_keras_probe.op_library_mapped()
     return facts
 
 
