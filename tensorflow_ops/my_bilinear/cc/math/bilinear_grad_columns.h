@@ -141,6 +141,61 @@ void GatherLanes(const A* source, int64_t source_stride, A weight,
   }
 }
 
+// GatherLanes<1, 3, /*kAccumulate=*/false> for pixels and columns of 3
+// values, 4 at a time: each pixel reads and stores a fourth value, that of
+// the next column and pixel, which that pixel's own store then replaces (the
+// tile's last pixel, and those from the first that reads the last column, go
+// value by value). The first three lanes' products and sums are the scalar
+// ones: the same bits, with one vector load a term and one store a pixel
+// (docs/cpu_performance.md#gatherthreechannels).
+template <typename A>
+void GatherThreeChannels(const A* source, A weight, const ColumnTerms<A>& terms,
+                         int64_t pixels, A* sums) {
+  using Vector = typename LaneVector<A, 4>::Type;
+  // Pixels from `vector_end` on go value by value: the one that the first
+  // term reading the last column belongs to, those after it, and the last.
+  // Columns only grow with the terms, and terms with the pixels.
+  const int32_t all_terms = terms.first_term[pixels];
+  int64_t vector_end = pixels - 1;
+  if (all_terms > 0) {
+    const int32_t last_column = terms.column[all_terms - 1];
+    int32_t first_reading_last = all_terms - 1;
+    while (first_reading_last > 0 &&
+           terms.column[first_reading_last - 1] == last_column) {
+      --first_reading_last;
+    }
+    while (vector_end > 0 && terms.first_term[vector_end] > first_reading_last) {
+      --vector_end;
+    }
+  }
+  int64_t i = 0;
+  for (; i < vector_end; ++i) {
+    const int32_t first = terms.first_term[i], end = terms.first_term[i + 1];
+    Vector total = Vector{};
+    if (end - first == 1) {  // the usual count, without the loop's branch
+      Vector value;
+      std::memcpy(&value, source + terms.column[first] * 3, sizeof(Vector));
+      total = total + (weight * terms.weight[first]) * value;
+    } else {
+      for (int32_t k = first; k < end; ++k) {
+        Vector value;
+        std::memcpy(&value, source + terms.column[k] * 3, sizeof(Vector));
+        total = total + (weight * terms.weight[k]) * value;
+      }
+    }
+    std::memcpy(sums + i * 3, &total, sizeof(Vector));
+  }
+  for (; i < pixels; ++i) {
+    A total[3] = {A(0), A(0), A(0)};
+    for (int32_t k = terms.first_term[i]; k < terms.first_term[i + 1]; ++k) {
+      const A term_weight = weight * terms.weight[k];
+      const A* column = source + terms.column[k] * 3;
+      for (int v = 0; v < 3; ++v) total[v] = total[v] + term_weight * column[v];
+    }
+    for (int v = 0; v < 3; ++v) sums[i * 3 + v] = total[v];
+  }
+}
+
 // GatherLanes over `channels` channels: in vectors of 32 bytes, four or two
 // at a time where they divide the channels, else one at a time, then 16
 // bytes, then one value at a time.

@@ -20,7 +20,13 @@ namespace bilinear {
 template <CpuPath kPath, typename T>
 void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
                           int64_t begin_row, int64_t end_row, T* images_grad) {
-  RunOnPath<kPath>([&] { ResizeGradRows(g, grads, begin_row, end_row, images_grad); });
+  // ResizeGradRows' two instances, each inlined into a function of its own.
+  if (g.channels == 3) {
+    return RunOnPath<kPath>(
+        [&] { ResizeGradRowsOf<T, 3>(g, grads, begin_row, end_row, images_grad); });
+  }
+  RunOnPath<kPath>(
+      [&] { ResizeGradRowsOf<T, 0>(g, grads, begin_row, end_row, images_grad); });
 }
 
 }  // namespace bilinear

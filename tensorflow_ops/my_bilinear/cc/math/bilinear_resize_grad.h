@@ -119,16 +119,19 @@ void CopyTile(const T* source, int64_t pixels, int64_t channels, int64_t stride,
 // cache, where they are few. A row that gathers what the row before it did
 // (each pair of rows of a half-pixel 2x down-sampling) copies it instead,
 // where pixels are narrow (kMaxCopiedPixelBytes).
-template <typename T, typename A = AccumulatorType<T>>
-void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
-                    int64_t end_row, T* images_grad) {
+//
+// kChannels, where nonzero, is g.channels known at compile time: with 3,
+// pixels are gathered 4 values at a time (GatherThreeChannels).
+template <typename T, int kChannels, typename A = AccumulatorType<T>>
+void ResizeGradRowsOf(const ResizeGeometry& g, const T* grads, int64_t begin_row,
+                      int64_t end_row, T* images_grad) {
   // The identity resize is its own adjoint: the upstream gradient passes
   // through unchanged (an Inf stays Inf).
   if (IsIdentity(g)) return CopyRows(g, grads, begin_row, end_row, images_grad);
   const Samplers<A> samplers = SamplersFor<A>(g);
   const AxisSampler<A>& row_sampler = samplers.rows;
   const AxisSampler<A>& column_sampler = samplers.columns;
-  const int64_t c = g.channels;
+  const int64_t c = kChannels > 0 ? kChannels : g.channels;
   const int64_t out_row_size = g.out_width * c;
   const int64_t in_row_size = g.in_width * c;
 
@@ -246,6 +249,11 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
             return image_grads + y * out_row_size + x0 * c + c0;
           };
           auto gather = [&](const A* source, int64_t source_stride, A weight) {
+            if constexpr (kChannels == 3) {
+              if (one_block) {
+                return GatherThreeChannels(source, weight, terms, tile_pixels, sums);
+              }
+            }
             if (one_block) {
               GatherColumns</*kAccumulate=*/false>(source, source_stride, weight,
                                                   terms, tile_pixels, channels,
@@ -289,6 +297,18 @@ void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
       }
     }
   }
+}
+
+// ResizeGradRowsOf for g's channel count: RGB pixels (3) in a function of
+// their own, so that their code leaves that of other channel counts as it is
+// (ResizeGradRowsOnPath compiles each apart).
+template <typename T>
+void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
+                    int64_t end_row, T* images_grad) {
+  if (g.channels == 3) {
+    return ResizeGradRowsOf<T, 3>(g, grads, begin_row, end_row, images_grad);
+  }
+  ResizeGradRowsOf<T, 0>(g, grads, begin_row, end_row, images_grad);
 }
 
 }  // namespace bilinear
