@@ -146,25 +146,28 @@ void GatherLanes(const A* source, int64_t source_stride, A weight,
 // the next column and pixel, which that pixel's own store then replaces (the
 // tile's last pixel, and those from the first that reads the last column, go
 // value by value). The first three lanes' products and sums are the scalar
-// ones: the same bits, with one vector load a term and one store a pixel
+// ones: the same bits (NaNs' sign and payload aside, as between CPU paths),
+// with one vector load a term and one store a pixel
 // (docs/cpu_performance.md#gatherthreechannels).
 template <typename A>
 void GatherThreeChannels(const A* source, A weight, const ColumnTerms<A>& terms,
                          int64_t pixels, A* sums) {
   using Vector = typename LaneVector<A, 4>::Type;
-  // Pixels from `vector_end` on go value by value: the one that the first
-  // term reading the last column belongs to, those after it, and the last.
-  // Columns only grow with the terms, and terms with the pixels.
-  const int32_t all_terms = terms.first_term[pixels];
+  // Pixels from `vector_end` on go value by value: the last, and those that
+  // read the last column. A pixel's last column only grows with the pixel
+  // (neighbours may share columns), so those that read it, and any that read
+  // none among them, end the tile: each pixel before them reads only columns
+  // with another after them.
   int64_t vector_end = pixels - 1;
+  const int32_t all_terms = terms.first_term[pixels];
   if (all_terms > 0) {
     const int32_t last_column = terms.column[all_terms - 1];
-    int32_t first_reading_last = all_terms - 1;
-    while (first_reading_last > 0 &&
-           terms.column[first_reading_last - 1] == last_column) {
-      --first_reading_last;
-    }
-    while (vector_end > 0 && terms.first_term[vector_end] > first_reading_last) {
+    while (vector_end > 0) {
+      const int32_t end = terms.first_term[vector_end];
+      if (end > terms.first_term[vector_end - 1] &&
+          terms.column[end - 1] != last_column) {
+        break;
+      }
       --vector_end;
     }
   }

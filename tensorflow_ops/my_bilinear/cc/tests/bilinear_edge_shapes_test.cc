@@ -119,7 +119,8 @@ BILINEAR_TEST(EmptyBatchWithoutBuffers) {
   }
 }
 
-// Sizes of 1 on every axis, and 1000 down to 1, in each channel count.
+// Sizes of 1 on every axis, 1000 down to 1, and last columns that two pixels
+// share, in each channel count.
 BILINEAR_TEST(SmallShapes) {
   for (const int64_t channels : {1, 3, 4, 17}) {
     CheckShape(2, 1, 1, 1, 1, channels);        // 1x1 to 1x1 (identity)
@@ -129,6 +130,10 @@ BILINEAR_TEST(SmallShapes) {
     CheckShape(1, 5, 7, 4, 1, channels);        // output width 1
     CheckShape(1, 1000, 3, 1, 3, channels);     // 1000 rows down to 1
     CheckShape(1, 3, 1000, 3, 1, channels);     // 1000 columns down to 1
+    // 2 columns up to 42 and 50 with align_corners: the last two pixels both
+    // read the last two output columns (float and double rounding).
+    CheckShape(1, 1, 2, 1, 42, channels);
+    CheckShape(1, 1, 2, 1, 50, channels);
     CheckShape(0, 4, 4, 9, 9, channels);        // empty batch
   }
 }
