@@ -97,8 +97,8 @@ struct LaneVector<A, 1> {  // one lane: the scalar itself
   using Type = A;
 };
 
-// Adds its terms to each of `pixels` pixels, `groups` groups of kVectors
-// vectors of kLanes channels: pixel i, at sums + i * sums_stride, gets
+// Adds its terms to each of pixels [first_pixel, pixels), `groups` groups of
+// kVectors vectors of kLanes channels: pixel i, at sums + i * sums_stride, gets
 // (weight * term weight) * column for each of its terms in ascending order,
 // summed in registers and stored once. Column x of `source` starts at
 // x * source_stride. These are the products, and the order, of scattering the
@@ -110,10 +110,10 @@ struct LaneVector<A, 1> {  // one lane: the scalar itself
 template <int kLanes, int kVectors, bool kAccumulate, typename A>
 void GatherLanes(const A* source, int64_t source_stride, A weight,
                  const ColumnTerms<A>& terms, int64_t pixels, int64_t groups,
-                 A* sums, int64_t sums_stride) {
+                 A* sums, int64_t sums_stride, int64_t first_pixel = 0) {
   using Vector = typename LaneVector<A, kLanes>::Type;
   constexpr int64_t kGroupValues = int64_t{kLanes} * kVectors;
-  for (int64_t i = 0; i < pixels; ++i) {
+  for (int64_t i = first_pixel; i < pixels; ++i) {
     for (int64_t group = 0; group < groups; ++group) {
       const int64_t offset = group * kGroupValues;
       A* group_sums = sums + i * sums_stride + offset;
@@ -188,15 +188,8 @@ void GatherThreeChannels(const A* source, A weight, const ColumnTerms<A>& terms,
     }
     std::memcpy(sums + i * 3, &total, sizeof(Vector));
   }
-  for (; i < pixels; ++i) {
-    A total[3] = {A(0), A(0), A(0)};
-    for (int32_t k = terms.first_term[i]; k < terms.first_term[i + 1]; ++k) {
-      const A term_weight = weight * terms.weight[k];
-      const A* column = source + terms.column[k] * 3;
-      for (int v = 0; v < 3; ++v) total[v] = total[v] + term_weight * column[v];
-    }
-    for (int v = 0; v < 3; ++v) sums[i * 3 + v] = total[v];
-  }
+  GatherLanes<1, 3, /*kAccumulate=*/false>(source, 3, weight, terms, pixels,
+                                           /*groups=*/1, sums, 3, i);
 }
 
 // GatherLanes over `channels` channels: in vectors of 32 bytes, four or two
