@@ -20,13 +20,13 @@ namespace bilinear {
 template <CpuPath kPath, typename T>
 void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
                           int64_t begin_row, int64_t end_row, T* images_grad) {
-  // ResizeGradRows' two instances, each inlined into a function of its own.
-  if (g.channels == 3) {
-    return RunOnPath<kPath>(
-        [&] { ResizeGradRowsOf<T, 3>(g, grads, begin_row, end_row, images_grad); });
-  }
-  RunOnPath<kPath>(
-      [&] { ResizeGradRowsOf<T, 0>(g, grads, begin_row, end_row, images_grad); });
+  // Each of ResizeGradRows' instances inlined into a function of its own.
+  WithGradChannels(g.channels, [&](auto channels) {
+    RunOnPath<kPath>([&] {
+      ResizeGradRowsOf<T, decltype(channels)::value>(g, grads, begin_row, end_row,
+                                                     images_grad);
+    });
+  });
 }
 
 }  // namespace bilinear

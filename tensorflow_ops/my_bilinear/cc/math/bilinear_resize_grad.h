@@ -299,16 +299,25 @@ void ResizeGradRowsOf(const ResizeGeometry& g, const T* grads, int64_t begin_row
   }
 }
 
-// ResizeGradRowsOf for g's channel count: RGB pixels (3) in a function of
-// their own, so that their code leaves that of other channel counts as it is
-// (ResizeGradRowsOnPath compiles each apart).
+// Calls fn(std::integral_constant<int, kChannels>()) with the kChannels of
+// ResizeGradRowsOf's instance for `channels`: 3 for RGB pixels, whose code
+// is kept apart so that it leaves that of other channel counts as it is
+// (ResizeGradRowsOnPath compiles each instance into a function of its own),
+// else 0.
+template <typename Fn>
+void WithGradChannels(int64_t channels, const Fn& fn) {
+  if (channels == 3) return fn(std::integral_constant<int, 3>());
+  fn(std::integral_constant<int, 0>());
+}
+
+// ResizeGradRowsOf's instance for g's channel count.
 template <typename T>
 void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
                     int64_t end_row, T* images_grad) {
-  if (g.channels == 3) {
-    return ResizeGradRowsOf<T, 3>(g, grads, begin_row, end_row, images_grad);
-  }
-  ResizeGradRowsOf<T, 0>(g, grads, begin_row, end_row, images_grad);
+  WithGradChannels(g.channels, [&](auto channels) {
+    ResizeGradRowsOf<T, decltype(channels)::value>(g, grads, begin_row, end_row,
+                                                   images_grad);
+  });
 }
 
 }  // namespace bilinear
