@@ -7,10 +7,11 @@
 // as LaunchResize and LaunchResizeGrad would, and checks that:
 //  - every output index (and every element of the gradient's partial) is
 //    written exactly once;
-//  - the values equal the CPU kernels' (ResizeRows, ResizeGradRows) bit for
-//    bit, forward and gradient, over the CPU math test's matrix: growing,
-//    shrinking and equal sizes, 1x1, all three attr modes, channels 1, 3, 4
-//    and 17; float, double, half and bfloat16;
+//  - the values equal the CPU kernels' bit for bit (the library's compiled
+//    math, :bilinear_math_instances, on this CPU's widest path), forward and
+//    gradient, over the CPU math test's matrix: growing, shrinking and equal
+//    sizes, 1x1, all three attr modes, channels 1, 3, 4 and 17; float,
+//    double, half and bfloat16;
 //  - they still do with denormals in the data, flushed (FTZ and DAZ set, as
 //    TensorFlow runs its CPU kernels and as nvcc -ftz=true builds the float
 //    kernels) and kept (double on a GPU keeps its denormals);
@@ -28,8 +29,7 @@
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
@@ -92,7 +92,8 @@ void CheckForward(const ResizeGeometry& g, const LaunchGrid& grid,
                   const std::vector<T>& images) {
   const int64_t count = OutputSize(g);
   std::vector<OutT> want(count);
-  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  ResizeRowsOnBestPath(g, images.data(), 0, g.batch * g.out_height, want.data(),
+                       OutputStores::kCached);
   const std::vector<T> guarded = Guarded(images);
   const T* input = guarded.data() + kGuard;
   using A = AccumulatorType<OutT>;
@@ -114,7 +115,8 @@ void CheckForwardRowGroups(const ResizeGeometry& g, int64_t row_blocks,
                            const std::vector<T>& images) {
   if (IsIdentity(g) || OutputSize(g) == 0 || g.channels % kLanes != 0) return;
   std::vector<OutT> want(OutputSize(g));
-  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  ResizeRowsOnBestPath(g, images.data(), 0, g.batch * g.out_height, want.data(),
+                       OutputStores::kCached);
   const std::vector<T> guarded = Guarded(images);
   const T* input = guarded.data() + kGuard;
   using A = AccumulatorType<OutT>;
@@ -166,7 +168,7 @@ void CheckGradient(const ResizeGeometry& g, const LaunchGrid& rows_grid,
                    const std::vector<T>& grads) {
   const int64_t count = InputSize(g);
   std::vector<T> want(count);
-  ResizeGradRows(g, grads.data(), 0, g.batch * g.in_height, want.data());
+  ResizeGradRowsOnBestPath(g, grads.data(), 0, g.batch * g.in_height, want.data());
   GradPasses passes = GradPassesFor(g);
   if (passes.copy) {
     return CompareBits(g, "identity gradient differs from the CPU kernel", grads, want,
@@ -303,7 +305,8 @@ template <typename T, typename OutT>
 void CheckForwardElements(const ResizeGeometry& g, std::mt19937* rng) {
   const std::vector<T> images = SixteenBitValues<T>(InputSize(g), rng);
   std::vector<OutT> want(OutputSize(g)), got(OutputSize(g));
-  ResizeRows(g, images.data(), 0, g.batch * g.out_height, want.data());
+  ResizeRowsOnBestPath(g, images.data(), 0, g.batch * g.out_height, want.data(),
+                       OutputStores::kCached);
   using A = AccumulatorType<OutT>;
   const Samplers<A> samplers = SamplersFor<A>(g);
   for (int64_t i = 0; i < OutputSize(g); ++i) {
