@@ -1,19 +1,22 @@
-"""Prints the CPU path the kernels took and a SHA-256 of MyBilinear and
+"""Prints the CPU path the kernels took, a SHA-256 of MyBilinear and
 MyBilinearGrad results over geometries that run the kernels' vector loops and
 their tails, on random values and on values with NaNs of both signs,
-infinities and signed zeros; every NaN is hashed as one canonical NaN, as
-their sign and payload may differ between paths. Run as a separate process by
-my_bilinear_cpu_paths_test.py with TENSORFLOW_OPS_CPU_PATH set, because the
-CPU path is chosen once per process."""
+infinities and signed zeros (every NaN is hashed as one canonical NaN, as
+their sign and payload may differ between paths), and grad_determinism_probe's
+digest of gradients large enough to be split over every thread. Run as a
+separate process by my_bilinear_cpu_paths_test.py with TENSORFLOW_OPS_CPU_PATH
+and --threads set, because TensorFlow fixes its thread count, and the kernels
+their CPU path, once per process."""
 
 import argparse
 import hashlib
 import json
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 import tensorflow as tf
 
+from tensorflow_ops.my_bilinear.python.tests import grad_determinism_probe
 from tensorflow_ops.my_bilinear.python.tests import loaded_library
 
 # Channel counts with compile-time loops (1, 2 for float rows, 3, 4, 8, 16,
@@ -89,9 +92,20 @@ def kernel_cpu_path() -> int:
     return loaded_library.loaded_op_library().TensorflowOpsMyBilinearCpuPath()
 
 
+def probe_results() -> Dict[str, object]:
+    """The path, the results' digest and the large gradients' digest."""
+    return {"path": kernel_cpu_path(), "digest": results_digest(),
+            "gradient_digest": grad_determinism_probe.gradient_digest()}
+
+
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__).parse_args()
-    print(json.dumps({"path": kernel_cpu_path(), "digest": results_digest()}))
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--threads", type=int, required=True,
+                        help="TensorFlow's intra-op threads")
+    args = parser.parse_args()
+    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    print(json.dumps(probe_results()))
 
 
 if __name__ == "__main__":

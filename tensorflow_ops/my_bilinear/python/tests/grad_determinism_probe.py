@@ -1,13 +1,12 @@
-"""Prints a SHA-256 of MyBilinearGrad results computed with a given number of
-intra-op threads. Run as a separate process by my_bilinear_determinism_test.py,
-because TensorFlow fixes its thread count once per process."""
+"""A SHA-256 of MyBilinearGrad results large enough that the kernel splits
+their rows over every thread: my_bilinear_determinism_test compares it across
+runs, and my_bilinear_cpu_paths_test across thread counts (cpu_path_probe runs
+it in child processes, because TensorFlow fixes its thread count once per
+process)."""
 
-import argparse
 import hashlib
-import json
 
 import numpy as np
-import tensorflow as tf
 
 # Large enough that the kernel splits its rows over every thread: each has
 # more than bilinear::kMinValuesToSplit (2^18) values of work. One upsampling
@@ -31,16 +30,3 @@ def gradient_digest() -> str:
                     align_corners=align_corners, half_pixel_centers=half_pixel_centers)
                 digest.update(result.numpy().tobytes())
     return digest.hexdigest()
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--threads", type=int, required=True)
-    args = parser.parse_args()
-    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
-    print(json.dumps({"digest": gradient_digest()}))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,10 +1,12 @@
-"""Every CPU path gives the same bits: the baseline x86-64 path, AVX2, and the
-widest this machine has (AVX-512 for half and bfloat16 where it exists), over
-geometries that run the vector loops and their tails, in every dtype; and
-TENSORFLOW_OPS_CPU_PATH selects the path it names (checked against the CPU's
-flags, through the library's TensorflowOpsMyBilinearCpuPath). How the variable's
-values are read (any case; other values ignored, with a warning) is checked
-without TensorFlow, and without a child process's start of it, by
+"""Every CPU path and every thread count gives the same bits: the baseline
+x86-64 path, AVX2, and the widest this machine has (AVX-512 for half and
+bfloat16 where it exists), over geometries that run the vector loops and their
+tails, in every dtype; the gradient on 1, 2 and 4 threads, over sizes that
+split it over each; and TENSORFLOW_OPS_CPU_PATH selects the path it names
+(checked against the CPU's flags, through the library's
+TensorflowOpsMyBilinearCpuPath). How the variable's values are read (any case;
+other values ignored, with a warning) is checked without TensorFlow, and
+without a child process's start of it, by
 cc/tests/bilinear_cpu_features_test.cc."""
 
 import os
@@ -38,36 +40,44 @@ def _widest_path() -> int:
     return AVX512
 
 
-def _probe(path: Optional[str]) -> Dict[str, object]:
-    """The probe's result in a child process; `path` narrows the CPU path."""
-    return fresh_process.run_module(cpu_path_probe.__name__, [],
+def _probe(path: Optional[str], threads: int) -> Dict[str, object]:
+    """cpu_path_probe's results in a child process; `path` narrows the CPU
+    path, `threads` sets TensorFlow's intra-op threads."""
+    return fresh_process.run_module(cpu_path_probe.__name__, ["--threads", str(threads)],
                                     env_changes={"TENSORFLOW_OPS_CPU_PATH": path})
 
 
 def _default_results() -> Dict[str, object]:
-    """The probe's result without TENSORFLOW_OPS_CPU_PATH: this process's
-    own where the variable is unset (as Bazel runs the test), which spares a
-    child its start of TensorFlow; else a child's, without it."""
-    if os.environ.get("TENSORFLOW_OPS_CPU_PATH") is None:
-        return {"path": cpu_path_probe.kernel_cpu_path(),
-                "digest": cpu_path_probe.results_digest()}
-    return _probe(None)
+    """The probe's results on the widest path and two threads: this process's
+    own where that is how it runs (TENSORFLOW_OPS_CPU_PATH unset and two
+    threads by default, one per CPU, as Bazel runs the test on CI's machine),
+    which spares a child its start of TensorFlow; else a child's."""
+    default_threads = (tf.config.threading.get_intra_op_parallelism_threads()
+                       or len(os.sched_getaffinity(0)))
+    if os.environ.get("TENSORFLOW_OPS_CPU_PATH") is None and default_threads == 2:
+        return cpu_path_probe.probe_results()
+    return _probe(None, threads=2)
 
 
 class MyBilinearCpuPathsTest(test_util.TestCase):
 
-    def test_every_path_gives_the_same_bits_whatever_the_variables_case(self):
+    def test_every_path_and_thread_count_gives_the_same_bits(self):
+        """Paths and thread counts are crossed, not multiplied: the widest path
+        on two threads, AVX2 on one and the baseline on four, so that two
+        children check both. A path whose bits depended on the thread count
+        would differ from the others on its own count."""
         widest = _widest_path()
         default = _default_results()
         self.assertEqual(default["path"], widest)
         self.assertEqual(len(default["digest"]), 64)
-        avx2 = _probe("Avx2")
-        self.assertEqual(avx2["path"], min(widest, AVX2))
-        self.assertEqual(avx2["digest"], default["digest"])
-        baseline = _probe("BaseLine")
-        self.assertEqual(baseline["path"], BASELINE)
-        self.assertEqual(baseline["digest"], default["digest"])
-
+        self.assertEqual(len(default["gradient_digest"]), 64)
+        for name, path, threads in (("Avx2", min(widest, AVX2), 1),
+                                    ("BaseLine", BASELINE, 4)):
+            with self.subTest(path=name, threads=threads):
+                results = _probe(name, threads)
+                self.assertEqual(results["path"], path)
+                self.assertEqual(results["digest"], default["digest"])
+                self.assertEqual(results["gradient_digest"], default["gradient_digest"])
 
 if __name__ == "__main__":
     tf.test.main()
