@@ -46,7 +46,8 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 class FindTensorflowTest(test_util.TestCase):
 
     def test_program_reports_what_the_imported_package_reports(self):
-        result = _run(_SCRIPT)
+        # --no-fallback: the facts must come from the sysconfig module alone.
+        result = _run(_SCRIPT, "--no-fallback")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(json.loads(result.stdout), find_tensorflow.describe_tensorflow())
         self.assertEqual(json.loads(result.stdout)["version"], tf.__version__)
@@ -57,6 +58,7 @@ class FindTensorflowTest(test_util.TestCase):
         path, argv = json.loads(result.stdout)
         self.assertEqual(path, sys.executable)
         self.assertEqual(argv, [sys.executable, _SCRIPT, "--import-tensorflow"])
+        self.assertIn("ImportError: no sysconfig here", result.stderr)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ Run as a program, it imports only the module behind `tf.sysconfig`
 (tensorflow/python/platform/sysconfig.py), not the package's public API: 0.7 s
 instead of 3.5 s, which a clean build spends before its first compile
 (docs/building.md#compile-times). Where that fails (another TensorFlow's
-layout), it runs again with `--import-tensorflow`, which imports the package as
-a user would; tests/find_tensorflow_test.py checks that both give the same facts.
+layout), it says why on stderr and runs again with `--import-tensorflow`,
+which imports the package as a user would; `--no-fallback` fails instead.
+tests/find_tensorflow_test.py checks that both give the same facts.
 """
 
 import importlib.machinery
@@ -21,6 +22,7 @@ import types
 from typing import Any, Dict
 
 _IMPORT_TENSORFLOW = "--import-tensorflow"
+_NO_FALLBACK = "--no-fallback"
 
 
 def _fail(message: str) -> None:
@@ -97,12 +99,19 @@ def describe_sysconfig(sysconfig: Any, version: str) -> Dict[str, Any]:
 
 
 def main() -> None:
-    if _IMPORT_TENSORFLOW in sys.argv[1:]:
+    # Where TensorFlow is imported already (never, run as a program), the
+    # bare package must not replace it.
+    if _IMPORT_TENSORFLOW in sys.argv[1:] or "tensorflow" in sys.modules:
         facts = describe_tensorflow()
     else:
         try:
             facts = _describe_without_the_api()
-        except Exception:  # pylint: disable=broad-except
+        except Exception as error:  # pylint: disable=broad-except
+            print(f"find_tensorflow.py: TensorFlow's sysconfig module alone failed "
+                  f"({type(error).__name__}: {error}); importing the package",
+                  file=sys.stderr)
+            if _NO_FALLBACK in sys.argv[1:]:
+                sys.exit(1)
             os.execv(sys.executable, [sys.executable, __file__, _IMPORT_TENSORFLOW])
     print(json.dumps(facts))
 
