@@ -93,8 +93,11 @@ def kernel_cpu_path() -> int:
 
 
 def probe_results() -> Dict[str, object]:
-    """The path, the results' digest and the large gradients' digest."""
-    return {"path": kernel_cpu_path(), "digest": results_digest(),
+    """The path, TensorFlow's intra-op threads as configured (0: its default,
+    one per CPU), the results' digest and the large gradients' digest."""
+    return {"path": kernel_cpu_path(),
+            "threads": tf.config.threading.get_intra_op_parallelism_threads(),
+            "digest": results_digest(),
             "gradient_digest": grad_determinism_probe.gradient_digest()}
 
 

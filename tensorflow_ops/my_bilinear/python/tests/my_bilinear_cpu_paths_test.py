@@ -2,11 +2,11 @@
 x86-64 path, AVX2, and the widest this machine has (AVX-512 for half and
 bfloat16 where it exists), over geometries that run the vector loops and their
 tails, in every dtype; the gradient on 1, 2 and 4 threads, over sizes that
-split it over each; and TENSORFLOW_OPS_CPU_PATH selects the path it names
-(checked against the CPU's flags, through the library's
-TensorflowOpsMyBilinearCpuPath). How the variable's values are read (any case;
-other values ignored, with a warning) is checked without TensorFlow, and
-without a child process's start of it, by
+split it over each (each count on one path: see the test); and
+TENSORFLOW_OPS_CPU_PATH selects the path it names (checked against the CPU's
+flags, through the library's TensorflowOpsMyBilinearCpuPath). How the
+variable's values are read (any case; other values ignored, with a warning) is
+checked without TensorFlow, and without a child process's start of it, by
 cc/tests/bilinear_cpu_features_test.cc."""
 
 import os
@@ -42,19 +42,29 @@ def _widest_path() -> int:
 
 def _probe(path: Optional[str], threads: int) -> Dict[str, object]:
     """cpu_path_probe's results in a child process; `path` narrows the CPU
-    path, `threads` sets TensorFlow's intra-op threads."""
+    path, `threads` sets TensorFlow's intra-op threads (and nothing else)."""
     return fresh_process.run_module(cpu_path_probe.__name__, ["--threads", str(threads)],
-                                    env_changes={"TENSORFLOW_OPS_CPU_PATH": path})
+                                    env_changes={"TENSORFLOW_OPS_CPU_PATH": path,
+                                                 "TF_NUM_INTRAOP_THREADS": None})
+
+
+def _runs_widest_path_on_two_threads() -> bool:
+    """Whether this process runs the kernels on the widest path and two
+    intra-op threads: TENSORFLOW_OPS_CPU_PATH and TF_NUM_INTRAOP_THREADS unset
+    and two threads configured, or TensorFlow's default of one per CPU where
+    the process may run on two (as Bazel runs the test on CI's machine)."""
+    if any(name in os.environ
+           for name in ("TENSORFLOW_OPS_CPU_PATH", "TF_NUM_INTRAOP_THREADS")):
+        return False
+    configured = tf.config.threading.get_intra_op_parallelism_threads()
+    return (configured or len(os.sched_getaffinity(0))) == 2
 
 
 def _default_results() -> Dict[str, object]:
     """The probe's results on the widest path and two threads: this process's
-    own where that is how it runs (TENSORFLOW_OPS_CPU_PATH unset and two
-    threads by default, one per CPU, as Bazel runs the test on CI's machine),
-    which spares a child its start of TensorFlow; else a child's."""
-    default_threads = (tf.config.threading.get_intra_op_parallelism_threads()
-                       or len(os.sched_getaffinity(0)))
-    if os.environ.get("TENSORFLOW_OPS_CPU_PATH") is None and default_threads == 2:
+    own where that is how it runs, which spares a child its start of
+    TensorFlow; else a child's."""
+    if _runs_widest_path_on_two_threads():
         return cpu_path_probe.probe_results()
     return _probe(None, threads=2)
 
@@ -63,19 +73,21 @@ class MyBilinearCpuPathsTest(test_util.TestCase):
 
     def test_every_path_and_thread_count_gives_the_same_bits(self):
         """Paths and thread counts are crossed, not multiplied: the widest path
-        on two threads, AVX2 on one and the baseline on four, so that two
-        children check both. A path whose bits depended on the thread count
-        would differ from the others on its own count."""
+        on two threads, AVX2 on four and the baseline on one, so that two
+        children check both, and the path float and double take on an AVX2 or
+        AVX-512 machine runs on two and four. A path whose bits depended on the
+        thread count would differ from the others on its own count."""
         widest = _widest_path()
         default = _default_results()
         self.assertEqual(default["path"], widest)
         self.assertEqual(len(default["digest"]), 64)
         self.assertEqual(len(default["gradient_digest"]), 64)
-        for name, path, threads in (("Avx2", min(widest, AVX2), 1),
-                                    ("BaseLine", BASELINE, 4)):
+        for name, path, threads in (("Avx2", min(widest, AVX2), 4),
+                                    ("BaseLine", BASELINE, 1)):
             with self.subTest(path=name, threads=threads):
                 results = _probe(name, threads)
                 self.assertEqual(results["path"], path)
+                self.assertEqual(results["threads"], threads)
                 self.assertEqual(results["digest"], default["digest"])
                 self.assertEqual(results["gradient_digest"], default["gradient_digest"])
 
