@@ -8,7 +8,7 @@
 //  - every output index (and every element of the gradient's partial) is
 //    written exactly once;
 //  - the values equal the CPU kernels' bit for bit (the library's compiled
-//    math, :bilinear_math_instances, on this CPU's widest path), forward and
+//    math, :bilinear_math_instances, on the path they take here), forward and
 //    gradient, over the CPU math test's matrix: growing, shrinking and equal
 //    sizes, 1x1, all three attr modes, channels 1, 3, 4 and 17; float,
 //    double, half and bfloat16;

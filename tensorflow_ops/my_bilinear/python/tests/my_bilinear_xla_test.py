@@ -11,11 +11,12 @@ kernels are compiled with -ffp-contract=off. So:
   checks of its own: the gradient op alone in every type, large up-sampling
   factors and the signs of zero sums;
 - this target runs MyBilinearXlaTest with XLA's defaults, and allows each fused
-  multiply-add's saved rounding: 2 ulp at the data's scale per addition. The
-  HLO is the same in both; only the machine code XLA makes of it differs, so
-  the forward pass in every type pair and both orders of gradients show that
-  the defaults compile it to the same results within those roundings. Here
-  too run the Keras training under jit_compile and the errors.
+  multiply-add's saved rounding: 2 ulp at the data's scale per addition. This
+  op's HLO (no dot or convolution) is the same in both; only the machine code
+  XLA makes of it differs, so the forward pass in every type pair and both
+  orders of gradients show that the defaults compile it to the same results
+  within those roundings. Here too run the Keras training under jit_compile
+  and the errors.
 """
 
 import os
