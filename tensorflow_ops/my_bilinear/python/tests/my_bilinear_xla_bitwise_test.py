@@ -4,7 +4,7 @@ kernels: the same weights, the same operations, in the same order. And the
 checks that only bits make: the gradient op alone in every floating type,
 up-sampling factors up to 1024, and the signs of zero sums. This op's HLO (no
 dot or convolution) is the same with XLA's defaults, so these need no second
-run there (my_bilinear_xla_test).
+run there (my_bilinear_xla_test)."""
 
 import os
 
