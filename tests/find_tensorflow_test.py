@@ -33,6 +33,7 @@ def show(path, argv):
     sys.exit(0)
 module._describe_without_the_api = fail
 os.execv = show
+sys.argv = [sys.argv[1]]  # as the program itself, without arguments
 module.main()
 """
 

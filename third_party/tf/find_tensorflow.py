@@ -13,6 +13,7 @@ which imports the package as a user would; `--no-fallback` fails instead.
 tests/find_tensorflow_test.py checks that both give the same facts.
 """
 
+import argparse
 import importlib.machinery
 import importlib.util
 import json
@@ -22,7 +23,6 @@ import types
 from typing import Any, Dict
 
 _IMPORT_TENSORFLOW = "--import-tensorflow"
-_NO_FALLBACK = "--no-fallback"
 
 
 def _fail(message: str) -> None:
@@ -99,18 +99,25 @@ def describe_sysconfig(sysconfig: Any, version: str) -> Dict[str, Any]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(_IMPORT_TENSORFLOW, action="store_true",
+                        help="import the package as a user would")
+    parser.add_argument("--no-fallback", action="store_true",
+                        help="fail where the sysconfig module alone fails")
+    args = parser.parse_args()
     # Where TensorFlow is imported already (never, run as a program), the
     # bare package must not replace it.
-    if _IMPORT_TENSORFLOW in sys.argv[1:] or "tensorflow" in sys.modules:
+    if args.import_tensorflow or "tensorflow" in sys.modules:
         facts = describe_tensorflow()
     else:
         try:
             facts = _describe_without_the_api()
         except Exception as error:  # pylint: disable=broad-except
             print(f"find_tensorflow.py: TensorFlow's sysconfig module alone failed "
-                  f"({type(error).__name__}: {error}); importing the package",
+                  f"({type(error).__name__}: {error})"
+                  f"{'' if args.no_fallback else '; importing the package'}",
                   file=sys.stderr)
-            if _NO_FALLBACK in sys.argv[1:]:
+            if args.no_fallback:
                 sys.exit(1)
             os.execv(sys.executable, [sys.executable, __file__, _IMPORT_TENSORFLOW])
     print(json.dumps(facts))
