@@ -27,9 +27,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
