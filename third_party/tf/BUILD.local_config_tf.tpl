@@ -7,7 +7,11 @@ exports_files(["build_defs.bzl"])
 
 cc_library(
     name = "tf_header_lib",
-    hdrs = glob(["include/**"]),
+    # include/external holds the headers of TensorFlow's own third-party
+    # repositories (gRPC, LLVM, ...), which no header under include/ reaches (they
+    # are not on the include path): leaving them out halves the files Bazel
+    # finds and hashes before the first compile.
+    hdrs = glob(["include/**"], exclude = ["include/external/**"]),
     # `includes` makes these -isystem, which keeps TensorFlow's own warnings quiet.
     includes = ["include"],
 )
