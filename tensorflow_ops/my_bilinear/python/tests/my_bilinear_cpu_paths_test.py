@@ -91,5 +91,6 @@ class MyBilinearCpuPathsTest(test_util.TestCase):
                 self.assertEqual(results["digest"], default["digest"])
                 self.assertEqual(results["gradient_digest"], default["gradient_digest"])
 
+
 if __name__ == "__main__":
     tf.test.main()
