@@ -17,9 +17,11 @@ import unittest
 WORKSPACE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.path.insert(0, WORKSPACE)
 
+from tools import build_file_reader  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import backend  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import compiler  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import targets  # pylint: disable=g-import-not-at-top,wrong-import-position
+from tools.pip_build import toolchain  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _LOAD = 'load("//third_party/tf:tensorflow.bzl", "tf_custom_op_library")\n'
 
@@ -74,6 +76,31 @@ class TargetsTest(unittest.TestCase):
     def test_an_unknown_source_kind_is_refused(self):
         self._refused('tf_custom_op_library(name = "newop.so", srcs = ["a.cc", "k.S"])',
                       "does not know how to build")
+
+    def test_host_sources_in_gpu_srcs_compile_as_cpp_under_nvcc(self):
+        # As nvcc_objects (nvcc_compile.bzl): a .cu.cc for the GPUs, the host
+        # .cc that launches its kernels as C++, with no device pass.
+        for name in ("k.cu.cc", "k_functors.cc"):
+            open(os.path.join(self.package, name), "w").close()
+        (library,) = self._libraries(
+            'tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], '
+            'gpu_srcs = ["k.cu.cc", "k_functors.cc", "x.h"])')
+        self.assertEqual(library.gpu_srcs, ["tensorflow_ops/newop/k.cu.cc",
+                                            "tensorflow_ops/newop/k_functors.cc"])
+        gencode = ["-gencode", "arch=compute_75,code=sm_75"]
+        tools = toolchain.Toolchain(
+            root=self.root, cxx=["g++"],
+            tensorflow={"cxx_standard": "c++17", "defines": [], "include_dir": "/tf"},
+            constants=build_file_reader.read_plain_bzl(
+                os.path.join(WORKSPACE, "third_party", "tf", "build_flags.bzl")),
+            xla_include_dir=None, jaxlib={},
+            cuda=toolchain.Cuda("nvcc", "/cuda", gencode, ["sm_75"]))
+        kernels, host = (tools.nvcc_command(library, source, "out.o")
+                         for source in library.gpu_srcs)
+        self.assertEqual(kernels[:5], ["nvcc", "-x", "cu"] + gencode)
+        self.assertEqual(host[:3], ["nvcc", "-x", "c++"])
+        self.assertNotIn("-gencode", host)
+        self.assertIn("-DGOOGLE_CUDA=1", host)
 
     def test_arguments_it_does_not_read_are_refused(self):
         for argument in ('local_defines = ["FAST=1"]', 'defines = ["X"]',

@@ -1,7 +1,10 @@
 """Rule `nvcc_objects`: compiles each CUDA source with nvcc into a PIC object.
 
 Bazel 4's native C++ rules call only the host compiler, so this rule runs nvcc
-itself, one action per source (an edit recompiles that file alone). Its
+itself, one action per source (an edit recompiles that file alone). A `.cc`
+source (host code that launches the kernels) nvcc compiles as C++: one pass
+of the host compiler, with the same defines and includes but no device pass,
+so TensorFlow's headers there cost what they cost any C++ source. Its
 outputs end in `.pic.o`, which a cc_library accepts in `srcs` and links like
 any object of its own. Include paths, defines and headers come from the
 CcInfo of `deps`, so a source sees exactly what the host-compiled sources see.
@@ -24,20 +27,27 @@ def _nvcc_objects_impl(ctx):
         defines += c.defines.to_list()
 
     common = (
-        ["-x", "cu", "-c"] +
+        ["-c"] +
         ctx.attr.copts +
         _flags("-D", defines) +
         _flags("-I", includes + quote_includes) +
-        [flag for d in system_includes for flag in ["-isystem", d]] +
-        ctx.attr.gencode_flags
+        [flag for d in system_includes for flag in ["-isystem", d]]
     )
     objects = []
     for src in ctx.files.srcs:
-        name = src.basename[:-len(".cu.cc")] if src.basename.endswith(".cu.cc") else src.basename
+        if src.basename.endswith(".cu.cc"):
+            name = src.basename[:-len(".cu.cc")]
+            language = ["-x", "cu"] + ctx.attr.gencode_flags
+        elif src.basename.endswith(".cu"):
+            name = src.basename[:-len(".cu")]
+            language = ["-x", "cu"] + ctx.attr.gencode_flags
+        else:
+            name = src.basename[:-len(".cc")]
+            language = ["-x", "c++"]
         obj = ctx.actions.declare_file("_nvcc/%s/%s.pic.o" % (ctx.label.name, name))
         ctx.actions.run(
             executable = ctx.attr.nvcc,
-            arguments = common + [src.path, "-o", obj.path],
+            arguments = language + common + [src.path, "-o", obj.path],
             inputs = depset([src], transitive = [headers]),
             outputs = [obj],
             mnemonic = "NvccCompile",
@@ -51,7 +61,7 @@ def _nvcc_objects_impl(ctx):
 nvcc_objects = rule(
     implementation = _nvcc_objects_impl,
     attrs = {
-        "srcs": attr.label_list(allow_files = [".cu.cc", ".cu"]),
+        "srcs": attr.label_list(allow_files = [".cu.cc", ".cu", ".cc"]),
         "hdrs": attr.label_list(allow_files = True),
         "deps": attr.label_list(providers = [CcInfo]),
         # Everything nvcc is told besides sources, includes and defines:

@@ -166,14 +166,17 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
     """A library of GPU kernels (`*.cu.cc`), linked into a tf_custom_op_library.
 
     Under --config=cuda, nvcc compiles each source (one action per file) with
-    TensorFlow's CUDA flags and the compute capabilities configure.py chose.
-    Otherwise the host compiler compiles them without GOOGLE_CUDA, exactly as
-    TensorFlow does in a CPU-only build: their bodies sit inside `#if GOOGLE_CUDA`
-    and compile to nothing.
+    TensorFlow's CUDA flags and the compute capabilities configure.py chose,
+    and the host sources (`*.cc`: the OpKernels' GPU functors and
+    registrations, which launch the kernels) as C++, with the same defines and
+    includes but no device pass. Otherwise the host compiler compiles them all
+    without GOOGLE_CUDA, exactly as TensorFlow does in a CPU-only build: their
+    bodies sit inside `#if GOOGLE_CUDA` and compile to nothing.
 
     Args:
       name: the library's name.
-      srcs: CUDA sources (`*.cu.cc`) and the headers only they include.
+      srcs: CUDA sources (`*.cu.cc`), host sources (`*.cc`) and the headers
+        only they include.
       copts: host-compiler flags, for both configurations (passed to nvcc
         through -Xcompiler).
       cuda_copts: nvcc flags, under --config=cuda only.
@@ -183,10 +186,11 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
     """
     all_deps = deps + ["@local_config_tf//:tf_header_lib"]
     objects = name + "_nvcc"
+    compiled = [s for s in srcs if s.endswith(".cc")]
     nvcc_objects(
         name = objects,
-        srcs = [s for s in srcs if s.endswith(".cu.cc")],
-        hdrs = hdrs + [s for s in srcs if not s.endswith(".cu.cc")],
+        srcs = compiled,
+        hdrs = hdrs + [s for s in srcs if s not in compiled],
         deps = all_deps + ["@local_config_cuda//cuda:cuda_headers"],
         copts = _nvcc_copts() + ["-Xcompiler=" + flag for flag in copts] + cuda_copts,
         gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
@@ -198,7 +202,7 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
     native.cc_library(
         name = name,
         srcs = if_cuda(
-            [":" + objects] + [s for s in srcs if not s.endswith(".cu.cc")],
+            [":" + objects] + [s for s in srcs if s not in compiled],
             srcs,
         ),
         hdrs = hdrs,
@@ -240,7 +244,8 @@ def tf_custom_op_library(name, srcs = [], gpu_srcs = [], deps = [], copts = [], 
       srcs: C++ sources and headers: op registrations, CPU kernels, and XLA
         kernels (`*_xla.cc`), which are compiled apart against tf2xla's
         headers and make the library link libtensorflow_cc.
-      gpu_srcs: CUDA sources (`*.cu.cc`) and headers for the GPU kernels.
+      gpu_srcs: CUDA sources (`*.cu.cc`) and headers for the GPU kernels, and
+        the host sources (`*.cc`) of their OpKernels (tf_gpu_kernel_library).
       deps: other cc_library targets (for example TensorFlow-free math headers).
       copts: extra compiler flags, added after TensorFlow's.
       linkopts: extra linker flags.

@@ -8,7 +8,7 @@ files, version markers, metadata and platform tag, and the same refusal of a
 wheel that would miss an op library of the tree.
 
 Settings (environment, or pip's --config-settings KEY=VALUE):
-  TENSORFLOW_OPS_CUDA=1   (cuda=1)   also compile the .cu.cc files with nvcc
+  TENSORFLOW_OPS_CUDA=1   (cuda=1)   also compile the gpu_srcs with nvcc
   TENSORFLOW_OPS_JOBS=N   (jobs=N)   compiles at a time (default: one per CPU)
   TENSORFLOW_OPS_BUILD_DIR=DIR       keep objects there and recompile only what
                                      changed (default: a temporary folder)

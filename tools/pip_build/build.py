@@ -37,7 +37,7 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
             step = compiler.Step(source, tools.compile_command(library, source, output),
                                  output)
             (first if source in library.xla_srcs else rest).append(step)
-        # Without CUDA the .cu.cc files are left out: their bodies are inside
+        # Without CUDA the gpu_srcs are left out: their bodies are inside
         # `#if GOOGLE_CUDA`, so Bazel's CPU-only build compiles them to empty
         # objects.
         if tools.cuda is not None:

@@ -59,7 +59,8 @@ class OpLibrary:
                               # flags without the library's copts, one object each
                               # for every library that links them
     xla_srcs: List[str]       # *_xla.cc: compiled against tf2xla's headers too
-    gpu_srcs: List[str]       # *.cu.cc: compiled by nvcc when CUDA is asked for
+    gpu_srcs: List[str]       # *.cu.cc, and the host *.cc that launch them: compiled
+                              # by nvcc (the .cc as C++) when CUDA is asked for
     copts: List[str]          # the call's copts, after the shared flags
     linkopts: List[str]
     dep_flags: List[str]      # -isystem and -D of the cc_library deps
@@ -247,7 +248,7 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
     gpu = [os.path.join(package, f) for f in
            _files(call.kwargs.get("gpu_srcs"), where, "gpu_srcs")]
     odd = ([s for s in sources if not s.endswith(_COMPILED + _HEADERS)] +
-           [s for s in gpu if not s.endswith((".cu.cc",) + _HEADERS)])
+           [s for s in gpu if not s.endswith(_COMPILED + _HEADERS)])
     if odd:
         raise TargetError(f"{where}: the pip build does not know how to build "
                           f"{', '.join(odd)}")
@@ -258,7 +259,7 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         path=os.path.join(package, call.name),
         srcs=[s for s in compiled if not s.endswith(xla_suffix)],
         xla_srcs=[s for s in compiled if s.endswith(xla_suffix)],
-        gpu_srcs=[s for s in gpu if s.endswith(".cu.cc")],
+        gpu_srcs=[s for s in gpu if s.endswith(_COMPILED)],
         copts=_flags(call.kwargs.get("copts"), where, "copts"),
         linkopts=_flags(call.kwargs.get("linkopts"), where, "linkopts"),
         dep_flags=dep_flags,

@@ -117,7 +117,8 @@ class Toolchain:
         return command + ["-c", os.path.join(self.root, source), "-o", output]
 
     def nvcc_command(self, library: OpLibrary, source: str, output: str) -> List[str]:
-        """A .cu.cc source, as tf_gpu_kernel_library's nvcc_objects compiles it."""
+        """A source of gpu_srcs, as tf_gpu_kernel_library's nvcc_objects compiles
+        it: a .cu.cc as CUDA for the chosen GPUs, a host .cc as C++."""
         assert self.cuda is not None
         host = self.constants["NVCC_HOST_COPTS"] + self.constants["TF_MATH_COPTS"]
         copts = (["-std=" + self.tensorflow["cxx_standard"]] + self.constants["NVCC_COPTS"] +
@@ -125,7 +126,9 @@ class Toolchain:
                  ["-Xcompiler=" + f for f in library.copts])
         includes = (["-I", self.root] + library.dep_flags + self._system_includes(library) +
                     ["-isystem", os.path.join(self.cuda.toolkit, "include")])
-        return ([self.cuda.nvcc, "-x", "cu", "-c"] + copts + includes + self.cuda.gencode +
+        language = (["-x", "cu"] + self.cuda.gencode if source.endswith((".cu.cc", ".cu"))
+                    else ["-x", "c++"])
+        return ([self.cuda.nvcc] + language + ["-c"] + copts + includes +
                 [os.path.join(self.root, source), "-o", output])
 
     def build_info_command(self, source: str, output: str) -> List[str]:
