@@ -32,7 +32,7 @@ std::string CudaVersionName(int version) {
 }
 
 // OK where the driver runs this library's CUDA runtime, else the TensorFlow
-// kernels' message (cc/kernels/my_bilinear_gpu_status.cu.h). Asked once per
+// kernels' message (cc/kernels/my_bilinear_gpu_functors.cc). Asked once per
 // process: the versions cannot change while it runs.
 ffi::Error DriverError(const char* op) {
   static const bool runs = [] {

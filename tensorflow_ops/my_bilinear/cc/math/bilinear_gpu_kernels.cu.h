@@ -2,9 +2,9 @@
 // launch them: grid-stride loops around the per-element functions of
 // bilinear_elements.h and bilinear_grad_passes.h.
 //
-// TensorFlow-free, so the op's GPU kernels (my_bilinear*_op_gpu.cu.cc) and the
-// standalone harness (tools/gpu_harness) launch exactly the same code through
-// LaunchResize and LaunchResizeGrad.
+// TensorFlow-free, so the op's GPU launchers (my_bilinear_gpu_launchers.cu.cc),
+// the JAX FFI handlers and the standalone harness (tools/gpu_harness) launch
+// exactly the same code through LaunchResize and LaunchResizeGrad.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_KERNELS_CU_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_KERNELS_CU_H_
 
@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cuda_driver.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_elements.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
@@ -80,22 +81,6 @@ __global__ void ResizeGradColumnPassKernel(ResizeGeometry geometry,
     images_grad[first + i] =
         GradColumnPassElement<T, Index>(geometry, samplers, partial, first_row, i);
   }
-}
-
-// Whether the installed driver can run code from this CUDA runtime. The
-// library links CUDA's static runtime from the nvcc that built it, which may
-// be newer than the CUDA TensorFlow's wheel needs, so the driver can be too
-// old for us while TensorFlow runs fine; this names both versions instead of
-// the runtime's bare "driver version is insufficient". Within one major
-// version a driver runs any minor release's machine code (CUDA's minor
-// version compatibility; the build emits machine code for every GPU it
-// targets), so only the major versions are compared. Versions are
-// 1000 * major + 10 * minor.
-inline bool DriverRunsThisRuntime(int* driver_version, int* runtime_version) {
-  *runtime_version = CUDART_VERSION;
-  *driver_version = 0;
-  if (cudaDriverGetVersion(driver_version) != cudaSuccess) return false;
-  return *driver_version / 1000 >= *runtime_version / 1000;
 }
 
 // Enqueues the resize on `stream`: on the row grid where rows are wide enough
