@@ -110,18 +110,17 @@ class NewOpBazelTest(unittest.TestCase):
             cwd=self.copy, capture_output=True, text=True, check=False,
             env=dict(os.environ, HOME=self.scratch))
 
-    def holds_device_code(self, package: str, source: str) -> bool:
-        """Whether the nested build compiled {package}_{source}.cu.cc into objects
-        that carry CUDA device code. Bazel's progress lines name only some of the
-        running actions, so the objects are the evidence, not the log."""
-        objects = glob.glob(os.path.join(
-            self.copy, "bazel-out", "*", "bin", "tensorflow_ops", package, "**",
-            f"{package}_{source}*.o"), recursive=True)
-        for path in objects:
+    def objects(self, package: str, source: str) -> List[bytes]:
+        """The contents of the nested build's objects of {package}_{source}.
+        Bazel's progress lines name only some of the running actions, so the
+        objects are the evidence, not the log."""
+        found = []
+        for path in glob.glob(os.path.join(
+                self.copy, "bazel-out", "*", "bin", "tensorflow_ops", package, "**",
+                f"{package}_{source}*.o"), recursive=True):
             with open(path, "rb") as compiled:
-                if b".nv_fatbin" in compiled.read():
-                    return True
-        return False
+                found.append(compiled.read())
+        return found
 
     def new_op(self, *args: str) -> None:
         tool = subprocess.run([sys.executable, "tools/new_op.py", *args], cwd=self.copy,
@@ -146,11 +145,21 @@ class NewOpBazelTest(unittest.TestCase):
         for target in targets:
             self.assertRegex(log, rf"{target}\s+PASSED")
         if cuda:
+            # The --gpu ops' kernels are device code, compiled once (the
+            # launchers, with the gradient's where --grad asked for it); their
+            # OpKernels (the functors) are host code, and no other op has either.
             for package, (flags, _) in VARIANTS.items():
-                for source in ("op_gpu", "grad_op_gpu"):
-                    wanted = "--gpu" in flags and (source == "op_gpu" or "--grad" in flags)
-                    self.assertEqual(self.holds_device_code(package, source), wanted,
-                                     f"{package}_{source}.cu.cc")
+                gpu = "--gpu" in flags
+                launchers = self.objects(package, "gpu_launchers")
+                self.assertEqual([b".nv_fatbin" in o for o in launchers], [True] if gpu else [],
+                                 f"{package}_gpu_launchers.cu.cc")
+                grad_op = "".join(part.capitalize() for part in package.split("_")) + "Grad"
+                self.assertEqual([grad_op.encode() in o for o in launchers],
+                                 [True] if gpu and "--grad" in flags else [False] * gpu,
+                                 f"{package}_gpu_launchers.cu.cc: {grad_op}")
+                functors = self.objects(package, "gpu_functors")
+                self.assertEqual([b".nv_fatbin" in o for o in functors], [False] if gpu else [],
+                                 f"{package}_gpu_functors.cc")
 
         # The wheel and the fuzzer take the new packages with nothing edited by hand.
         query = self.bazel("cquery", *self.build_flags,

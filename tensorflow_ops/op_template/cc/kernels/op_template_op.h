@@ -3,7 +3,8 @@
 // output and hands both to a per-device functor that does the work. Each op's
 // CPU functor is defined, and its CPU kernels registered, in its *_op.cc file.
 // --gpu: begin
-// Its GPU functor and kernels are in its *_op_gpu.cu.cc file.
+// Their GPU functors are defined, and their GPU kernels registered, in
+// op_template_gpu_functors.cc.
 // --gpu: end
 #ifndef TENSORFLOW_OPS_OP_TEMPLATE_CC_KERNELS_OP_TEMPLATE_OP_H_
 #define TENSORFLOW_OPS_OP_TEMPLATE_CC_KERNELS_OP_TEMPLATE_OP_H_

@@ -3,8 +3,9 @@
 // op_template_gpu_grid_test walks the same loop over the same functions; and
 // the functions that launch them on a stream, with GridFor(count) blocks of
 // kThreadsPerBlock threads. TensorFlow-free, like MyBilinear's
-// bilinear_gpu_kernels.cu.h: nvcc reads what the GPU functors' files include
-// in each of its passes (docs/building.md#cuda), so that is what they cost.
+// bilinear_gpu_kernels.cu.h, so that the one file nvcc compiles
+// (op_template_gpu_launchers.cu.cc) reads no TensorFlow header in any of its
+// passes (docs/gpu.md).
 #ifndef TENSORFLOW_OPS_OP_TEMPLATE_CC_MATH_OP_TEMPLATE_GPU_KERNELS_CU_H_
 #define TENSORFLOW_OPS_OP_TEMPLATE_CC_MATH_OP_TEMPLATE_GPU_KERNELS_CU_H_
 
