@@ -76,6 +76,9 @@ class TargetsTest(unittest.TestCase):
     def test_an_unknown_source_kind_is_refused(self):
         self._refused('tf_custom_op_library(name = "newop.so", srcs = ["a.cc", "k.S"])',
                       "does not know how to build")
+        # In gpu_srcs the macros compile only .cc files (.cu.cc as CUDA).
+        self._refused('tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], '
+                      'gpu_srcs = ["k.cpp"])', "does not know how to build")
 
     def test_host_sources_in_gpu_srcs_compile_as_cpp_under_nvcc(self):
         # As nvcc_objects (nvcc_compile.bzl): a .cu.cc for the GPUs, the host

@@ -233,6 +233,27 @@ py_test(name = "toy_test", srcs = ["toy_test.py"], data = [":toy.so"])
         self.assertIn("//third_party/py/numpy", calls["toy_test"].kwargs["deps"])
         self.assertIn('#include "tensorflow/toy/toy.h"', plan.files["toy_xla.cc"])
 
+    def test_host_sources_of_gpu_srcs_go_to_srcs(self):
+        # TensorFlow's cuda_library would compile them as CUDA; in srcs its CUDA
+        # build compiles them as C++ with GOOGLE_CUDA, and the header they
+        # share with the kernels goes to both.
+        _, build = self._plan('''
+load("//third_party/tf:tensorflow.bzl", "tf_custom_op_library")
+tf_custom_op_library(
+    name = "toy.so",
+    srcs = ["toy.h", "toy_op.cc"],
+    gpu_srcs = ["toy.h", "toy_gpu_functors.cc", "toy_gpu_launchers.cu.cc",
+                "toy_gpu_launchers.h", "toy_gpu_kernels.cu.h"],
+)
+''', ["toy.h", "toy_op.cc", "toy_gpu_functors.cc", "toy_gpu_launchers.cu.cc",
+      "toy_gpu_launchers.h", "toy_gpu_kernels.cu.h"])
+        library = build.calls[-1].kwargs
+        self.assertEqual(library["srcs"], ["toy.h", "toy_gpu_functors.cc",
+                                           "toy_gpu_launchers.h", "toy_op.cc"])
+        self.assertEqual(library["gpu_srcs"], ["toy.h", "toy_gpu_kernels.cu.h",
+                                               "toy_gpu_launchers.cu.cc",
+                                               "toy_gpu_launchers.h"])
+
     def test_the_xla_library_gets_the_op_sources_its_xla_files_include(self):
         workspace = tempfile.mkdtemp()
         sources = {

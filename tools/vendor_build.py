@@ -126,7 +126,13 @@ def _keep(kwargs: Dict[str, Any], names) -> Dict[str, Any]:
 
 
 def _split_sources(call: build_file_reader.Call, ctx: Context):
-    """All file arguments of a call, split into (cpu, cuda, xla) source lists."""
+    """All file arguments of a call, split into (cpu, cuda, xla) source lists.
+
+    The host `.cc` files of gpu_srcs (GPU OpKernels that launch kernels
+    compiled elsewhere), and the plain headers there, count as CPU sources:
+    in-tree they go to srcs, where TensorFlow keeps its GPU registrations, as
+    its CUDA build gives srcs GOOGLE_CUDA (tf_copts) while its cuda_library
+    compiles every file of gpu_srcs as CUDA, TensorFlow's headers and all."""
     cpu, cuda, xla = [], [], []
     for argument, value in call.kwargs.items():
         if argument in ("name", "deps", "copts", "linkopts", "data", "visibility",
@@ -142,7 +148,8 @@ def _split_sources(call: build_file_reader.Call, ctx: Context):
         for path in files:
             if path.endswith(XLA_SUFFIX):
                 xla.append(path)
-            elif _is_cuda(path) or argument == "gpu_srcs":
+            elif _is_cuda(path) or (argument == "gpu_srcs" and
+                                    not path.endswith((".cc", ".h"))):
                 cuda.append(path)
             else:
                 cpu.append(path)

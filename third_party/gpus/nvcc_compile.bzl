@@ -35,16 +35,12 @@ def _nvcc_objects_impl(ctx):
     )
     objects = []
     for src in ctx.files.srcs:
-        if src.basename.endswith(".cu.cc"):
-            name = src.basename[:-len(".cu.cc")]
-            language = ["-x", "cu"] + ctx.attr.gencode_flags
-        elif src.basename.endswith(".cu"):
-            name = src.basename[:-len(".cu")]
+        if src.basename.endswith((".cu.cc", ".cu")):
             language = ["-x", "cu"] + ctx.attr.gencode_flags
         else:
-            name = src.basename[:-len(".cc")]
             language = ["-x", "c++"]
-        obj = ctx.actions.declare_file("_nvcc/%s/%s.pic.o" % (ctx.label.name, name))
+        # The whole file name, so that k.cu.cc and k.cc get objects of their own.
+        obj = ctx.actions.declare_file("_nvcc/%s/%s.pic.o" % (ctx.label.name, src.basename))
         ctx.actions.run(
             executable = ctx.attr.nvcc,
             arguments = language + common + [src.path, "-o", obj.path],

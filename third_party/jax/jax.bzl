@@ -65,8 +65,9 @@ def jax_ffi_library(name, srcs, handlers, gpu_srcs = [], gpu_handlers = [], deps
       srcs: C++ sources and headers of the CPU handlers (and what they compile).
       handlers: the handler symbols of `srcs` (XLA_FFI_DEFINE_HANDLER_SYMBOL),
         the only symbols the library exports.
-      gpu_srcs: CUDA sources (`*.cu.cc`) and headers of the CUDA handlers,
-        compiled by nvcc under --config=cuda and left out otherwise.
+      gpu_srcs: CUDA sources (`*.cu.cc`), host sources (`*.cc`, which nvcc
+        compiles as C++) and headers of the CUDA handlers, compiled under
+        --config=cuda and left out otherwise.
       gpu_handlers: their handler symbols, exported under --config=cuda.
       deps: cc_library targets (for example TensorFlow-free math headers).
       copts: extra compiler flags, added after the shared ones.
@@ -79,8 +80,8 @@ def jax_ffi_library(name, srcs, handlers, gpu_srcs = [], gpu_handlers = [], deps
         objects = base + "_gpu_nvcc"
         nvcc_objects(
             name = objects,
-            srcs = [s for s in gpu_srcs if s.endswith(".cu.cc")],
-            hdrs = [s for s in gpu_srcs if not s.endswith(".cu.cc")],
+            srcs = [s for s in gpu_srcs if s.endswith(".cc")],
+            hdrs = [s for s in gpu_srcs if not s.endswith(".cc")],
             deps = deps + [_FFI_HEADERS, "@local_config_cuda//cuda:cuda_headers"],
             copts = _nvcc_copts() + ["-Xcompiler=" + flag for flag in copts],
             gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),

@@ -248,7 +248,7 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
     gpu = [os.path.join(package, f) for f in
            _files(call.kwargs.get("gpu_srcs"), where, "gpu_srcs")]
     odd = ([s for s in sources if not s.endswith(_COMPILED + _HEADERS)] +
-           [s for s in gpu if not s.endswith(_COMPILED + _HEADERS)])
+           [s for s in gpu if not s.endswith((".cc",) + _HEADERS)])
     if odd:
         raise TargetError(f"{where}: the pip build does not know how to build "
                           f"{', '.join(odd)}")
@@ -259,7 +259,7 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         path=os.path.join(package, call.name),
         srcs=[s for s in compiled if not s.endswith(xla_suffix)],
         xla_srcs=[s for s in compiled if s.endswith(xla_suffix)],
-        gpu_srcs=[s for s in gpu if s.endswith(_COMPILED)],
+        gpu_srcs=[s for s in gpu if s.endswith(".cc")],
         copts=_flags(call.kwargs.get("copts"), where, "copts"),
         linkopts=_flags(call.kwargs.get("linkopts"), where, "linkopts"),
         dep_flags=dep_flags,

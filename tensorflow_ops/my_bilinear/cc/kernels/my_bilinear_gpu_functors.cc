@@ -37,7 +37,8 @@ using GpuDevice = Eigen::GpuDevice;
 namespace {
 
 // The CUDA type the kernels were instantiated with for a TensorFlow type:
-// the same layout and rounding to nearest even (bilinear_device_types.cu.h).
+// the same layout and rounding to nearest even, NaNs' bits aside
+// (docs/gpu.md#how-the-gpu-kernels-build).
 template <typename T>
 struct CudaTypeOf {
   using type = T;
