@@ -19,6 +19,7 @@ sys.path.insert(0, WORKSPACE)
 
 from tools import build_file_reader  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import backend  # pylint: disable=g-import-not-at-top,wrong-import-position
+from tools.pip_build import build  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import compiler  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import targets  # pylint: disable=g-import-not-at-top,wrong-import-position
 from tools.pip_build import toolchain  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -104,6 +105,12 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(host[:3], ["nvcc", "-x", "c++"])
         self.assertNotIn("-gencode", host)
         self.assertIn("-DGOOGLE_CUDA=1", host)
+        # nvcc writes the header list (-MD -MF) too, so a kept build folder
+        # recompiles a GPU source only when it or a header changed.
+        steps = build._compile_steps(tools, os.path.join(self.root, "out"), [library])
+        self.assertEqual([s.label for s in steps if s.label.startswith("nvcc ")],
+                         ["nvcc " + source for source in library.gpu_srcs])
+        self.assertTrue(all(step.depfile for step in steps))
 
     def test_arguments_it_does_not_read_are_refused(self):
         for argument in ('local_defines = ["FAST=1"]', 'defines = ["X"]',

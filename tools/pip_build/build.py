@@ -44,8 +44,7 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
             for source in library.gpu_srcs:
                 output = _object(build_dir, library, source)
                 first.append(compiler.Step(
-                    "nvcc " + source, tools.nvcc_command(library, source, output), output,
-                    depfile=False))
+                    "nvcc " + source, tools.nvcc_command(library, source, output), output))
     return first + rest
 
 

@@ -1,7 +1,7 @@
 """Runs the compile commands of the pip build in parallel, timing each one.
 
-Each object keeps its command line (<object>.cmd) and, for the host compiler,
-the headers it read (<object>.d, from -MD: TensorFlow's own headers, which
+Each object keeps its command line (<object>.cmd) and the headers it read
+(<object>.d, from -MD, which nvcc takes too: TensorFlow's own headers, which
 are -isystem ones, included), so that a build folder kept
 between builds ($TENSORFLOW_OPS_BUILD_DIR) recompiles only the objects whose
 command, source or headers changed, as Bazel would. A fresh folder (the
@@ -29,7 +29,7 @@ class Step:
     label: str            # what the log says, e.g. the source path
     command: List[str]
     output: str
-    depfile: bool = True  # add -MD -MF: the host compiler's header list
+    depfile: bool = True  # add -MD -MF: the compiler's header list
 
 
 def log(message: str) -> None:
@@ -81,7 +81,7 @@ def up_to_date(step: Step) -> bool:
     except OSError:
         return False
     if not step.depfile:
-        return False  # nvcc: no header list, so always rebuilt
+        return False  # a link: no header list, so always redone
     inputs = _dependencies(_depfile(step))
     if inputs is None:
         return False
