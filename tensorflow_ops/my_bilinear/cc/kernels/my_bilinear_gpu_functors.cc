@@ -20,9 +20,11 @@
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/framework/types.h"
+#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_dispatch.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_gpu_launchers.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_cuda_driver.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_device_types.cu.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -36,34 +38,21 @@ using GpuDevice = Eigen::GpuDevice;
 
 namespace {
 
-// The CUDA type the kernels were instantiated with for a TensorFlow type:
-// the same layout and rounding to nearest even, NaNs' bits aside
+// The CUDA type the kernels were instantiated with for a TensorFlow type: the
+// math's storage type, as the CPU kernels see it, as CUDA sees it. The same
+// layout and rounding to nearest even, NaNs' bits aside
 // (docs/gpu.md#how-the-gpu-kernels-build).
 template <typename T>
-struct CudaTypeOf {
-  using type = T;
-};
-template <>
-struct CudaTypeOf<Eigen::half> {
-  using type = __half;
-};
-template <>
-struct CudaTypeOf<Eigen::bfloat16> {
-  using type = __nv_bfloat16;
-};
-template <typename T>
-using CudaType = typename CudaTypeOf<T>::type;
-static_assert(sizeof(__half) == sizeof(Eigen::half), "half layouts differ");
-static_assert(sizeof(__nv_bfloat16) == sizeof(Eigen::bfloat16),
-              "bfloat16 layouts differ");
+using CudaType = bilinear::DeviceType<bilinear::CpuStorageType<T>>;
 
 template <typename T>
 const CudaType<T>* CudaData(const Tensor& tensor) {
-  return reinterpret_cast<const CudaType<T>*>(tensor.flat<T>().data());
+  return reinterpret_cast<const CudaType<T>*>(
+      bilinear::AsStorage(tensor.flat<T>().data()));
 }
 template <typename T>
 CudaType<T>* CudaData(Tensor* tensor) {
-  return reinterpret_cast<CudaType<T>*>(tensor->flat<T>().data());
+  return reinterpret_cast<CudaType<T>*>(bilinear::AsStorage(tensor->flat<T>().data()));
 }
 
 // "13.0" from CUDA's 13000.
