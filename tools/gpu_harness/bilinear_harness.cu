@@ -351,11 +351,6 @@ void Benchmark(Table* table) {
                                                                             timed);
 }
 
-// "13.0" from CUDA's 13000.
-std::string CudaVersionName(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 int Main(int argc, char** argv) {
   bool quick = false, benchmark = true;
   const char* table_path = nullptr;

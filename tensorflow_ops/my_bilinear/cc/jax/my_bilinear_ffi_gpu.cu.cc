@@ -26,14 +26,9 @@ namespace tensorflow_ops {
 namespace bilinear {
 namespace {
 
-// "13.0" from CUDA's 13000.
-std::string CudaVersionName(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
-
-// OK where the driver runs this library's CUDA runtime, else the TensorFlow
-// kernels' message (cc/kernels/my_bilinear_gpu_functors.cc). Asked once per
-// process: the versions cannot change while it runs.
+// OK where the driver runs this library's CUDA runtime, else the message the
+// op's GPU kernels give too (DriverTooOldMessage). Asked once per process: the
+// versions cannot change while it runs.
 ffi::Error DriverError(const char* op) {
   static const bool runs = [] {
     int driver = 0, runtime = 0;
@@ -42,14 +37,8 @@ ffi::Error DriverError(const char* op) {
   if (runs) return ffi::Error::Success();
   int driver = 0, runtime = 0;
   DriverRunsThisRuntime(&driver, &runtime);
-  return ffi::Error(
-      ffi::ErrorCode::kFailedPrecondition,
-      std::string(op) + ": the NVIDIA driver supports CUDA " +
-          (driver > 0 ? CudaVersionName(driver) : std::string("(none found)")) +
-          ", but this library's GPU kernels were built with CUDA " +
-          CudaVersionName(runtime) + ". Install a driver for CUDA " +
-          std::to_string(runtime / 1000) + " or newer, or rebuild with the CUDA "
-          "toolkit TensorFlow was built with (docs/building.md#cuda).");
+  return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
+                    DriverTooOldMessage(op, driver, runtime));
 }
 
 ffi::Error LaunchError(const char* op, cudaError_t result) {

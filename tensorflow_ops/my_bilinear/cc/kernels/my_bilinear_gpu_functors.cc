@@ -11,7 +11,6 @@
 #endif
 
 #include <cstdint>
-#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -55,11 +54,6 @@ CudaType<T>* CudaData(Tensor* tensor) {
   return reinterpret_cast<CudaType<T>*>(bilinear::AsStorage(tensor->flat<T>().data()));
 }
 
-// "13.0" from CUDA's 13000.
-std::string CudaVersionName(int version) {
-  return absl::StrCat(version / 1000, ".", (version % 1000) / 10);
-}
-
 // OK, or an error naming the op, both versions and the fix where the driver
 // is too old for the CUDA this library was built with. The versions are asked
 // once per process (the first launch): they cannot change while it runs.
@@ -75,15 +69,8 @@ absl::Status DriverStatus(const char* op) {
     return v;
   }();
   if (versions.driver_runs_runtime) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      op, ": the NVIDIA driver supports CUDA ",
-      versions.driver > 0 ? CudaVersionName(versions.driver)
-                          : std::string("(none found)"),
-      ", but this library's GPU kernels were built with CUDA ",
-      CudaVersionName(versions.runtime), ". Install a driver for CUDA ",
-      versions.runtime / 1000,
-      " or newer, or rebuild with the CUDA toolkit TensorFlow was built with "
-      "(docs/building.md#cuda)."));
+  return absl::FailedPreconditionError(
+      bilinear::DriverTooOldMessage(op, versions.driver, versions.runtime));
 }
 
 // OK, or an internal error naming the op and CUDA's message.

@@ -11,6 +11,8 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
 namespace tensorflow_ops {
 namespace bilinear {
 
@@ -27,6 +29,25 @@ inline bool DriverRunsThisRuntime(int* driver_version, int* runtime_version) {
   *driver_version = 0;
   if (cudaDriverGetVersion(driver_version) != cudaSuccess) return false;
   return *driver_version / 1000 >= *runtime_version / 1000;
+}
+
+// "13.0" from CUDA's 13000.
+inline std::string CudaVersionName(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+// What a library's GPU op `op` says where DriverRunsThisRuntime gave false for
+// these versions: both of them, and the fix. The op's GPU kernels and its JAX
+// handlers say the same.
+inline std::string DriverTooOldMessage(const char* op, int driver_version,
+                                       int runtime_version) {
+  return std::string(op) + ": the NVIDIA driver supports CUDA " +
+         (driver_version > 0 ? CudaVersionName(driver_version) : "(none found)") +
+         ", but this library's GPU kernels were built with CUDA " +
+         CudaVersionName(runtime_version) + ". Install a driver for CUDA " +
+         std::to_string(runtime_version / 1000) +
+         " or newer, or rebuild with the CUDA toolkit TensorFlow was built with "
+         "(docs/building.md#cuda).";
 }
 
 }  // namespace bilinear
