@@ -234,7 +234,8 @@ class PipInstallTest(unittest.TestCase):
         # XLA kernels' compile: the first of a fresh build, and recorded beside
         # its object in a kept one, which may not have compiled it this time.
         flags = (r"\S*g\+\+ -DNDEBUG -fPIC .*-std=c\+\+17 -O2 -fvect-cost-model=dynamic "
-                 r"-fvisibility-inlines-hidden -ffp-contract=off .*_xla\.cc")
+                 r"-fvisibility-inlines-hidden --param=ggc-min-heapsize=4194304 "
+                 r"-ffp-contract=off .*_xla\.cc")
         if self.build_dir is None:
             self.assertRegex(log, "first command: " + flags)
         else:
