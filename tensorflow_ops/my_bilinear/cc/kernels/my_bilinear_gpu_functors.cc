@@ -1,7 +1,7 @@
 // MyBilinear's and MyBilinearGrad's GPU functors and kernel registrations:
 // after the op's checks (the CPU kernels' own) and a check of the driver,
 // launches on TensorFlow's stream of the CUDA kernels that nvcc compiled in
-// my_bilinear_gpu_launchers.cu.cc. Host code: under --config=cuda the host
+// cc/math/instances/gpu_launchers.cu.cc. Host code: under --config=cuda the host
 // compiler builds it (through nvcc, as C++) with GOOGLE_CUDA; in a CPU build it
 // is empty (docs/gpu.md#how-the-gpu-kernels-build).
 #if GOOGLE_CUDA
@@ -20,10 +20,10 @@
 #include "tensorflow/core/framework/tensor_shape.h"
 #include "tensorflow/core/framework/types.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_cpu_dispatch.h"
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_gpu_launchers.h"
 #include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_op.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_cuda_driver.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_device_types.cu.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_launchers.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -144,7 +144,7 @@ namespace {
                           MyBilinearOp<GpuDevice, T, OutT>);
 
 // Floating images into their own type and into float (the default out_type);
-// integer images into float: the instances of my_bilinear_gpu_launchers.h.
+// integer images into float: the instances of bilinear_gpu_launchers.h.
 // Every (T, out_type) pair, as on the CPU, would be 40 instantiations and
 // minutes of nvcc for pairs nobody asks a GPU for; the others get
 // TensorFlow's usual "no kernel registered" error on a GPU.

@@ -2,9 +2,10 @@
 // launch them: grid-stride loops around the per-element functions of
 // bilinear_elements.h and bilinear_grad_passes.h.
 //
-// TensorFlow-free, so the op's GPU launchers (my_bilinear_gpu_launchers.cu.cc),
-// the JAX FFI handlers and the standalone harness (tools/gpu_harness) launch
-// exactly the same code through LaunchResize and LaunchResizeGrad.
+// TensorFlow-free, so the GPU launchers (instances/gpu_launchers.cu.cc, which
+// the op's GPU OpKernels and the JAX FFI handlers call) and the standalone
+// harness (tools/gpu_harness) launch exactly the same code through
+// LaunchResize and LaunchResizeGrad.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_KERNELS_CU_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_KERNELS_CU_H_
 

@@ -1,13 +1,15 @@
 // MyBilinear and MyBilinearGrad as XLA FFI handlers on CUDA, for JAX: the
-// TensorFlow GPU kernels' work (bilinear_gpu_kernels.cu.h, the launches the
-// TensorFlow kernels and the standalone harness make) on XLA's stream.
+// TensorFlow GPU kernels' launches (bilinear_gpu_launchers.h, compiled once by
+// nvcc in cc/math/instances/gpu_launchers.cu.cc) on XLA's stream.
 //
-// Compiled only under --config=cuda; python/jax_ops.py registers the two
+// Host code: under --config=cuda the host compiler builds it (through nvcc, as
+// C++) with GOOGLE_CUDA, so nvcc never reads XLA's FFI headers
+// (docs/gpu.md#how-the-gpu-kernels-build); python/jax_ops.py registers the two
 // symbols where the library has them. The dtype pairs are the TensorFlow GPU
 // kernels' own (floating images into themselves and float, integer images
-// into float): each pair costs nvcc time, and jax_ops asks for no other.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+// into float), the launchers' instances; jax_ops asks for no other.
+#if GOOGLE_CUDA
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,9 +17,10 @@
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/jax/my_bilinear_ffi.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
-#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cuda_driver.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_device_types.cu.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_launchers.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_passes.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 #include "xla/ffi/api/ffi.h"
@@ -76,12 +79,13 @@ ffi::Error MyBilinearCuda(cudaStream_t stream, ffi::AnyBuffer images,
   ffi::Error driver = DriverError("MyBilinear");
   if (driver.failure()) return driver;
   cudaError_t launched = cudaSuccess;
-  const bool known = VisitGpuPair(
-      images.element_type(), output->element_type(), [&](auto in, auto out) {
+  const bool known =
+      VisitGpuPair(images.element_type(), output->element_type(), [&](auto in, auto out) {
         using T = DeviceType<typename decltype(in)::type>;
         using OutT = DeviceType<typename decltype(out)::type>;
-        launched = LaunchResize(g, static_cast<const T*>(images.untyped_data()),
-                                static_cast<OutT*>(output->untyped_data()), stream);
+        launched = GpuResize<T, OutT>::Launch(
+            g, static_cast<const T*>(images.untyped_data()),
+            static_cast<OutT*>(output->untyped_data()), stream);
       });
   if (!known) {
     return InvalidArgument(
@@ -93,8 +97,8 @@ ffi::Error MyBilinearCuda(cudaStream_t stream, ffi::AnyBuffer images,
 
 ffi::Error MyBilinearGradCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
                               ffi::AnyBuffer grads,
-                              ffi::Result<ffi::AnyBuffer> images_grad,
-                              bool align_corners, bool half_pixel_centers) {
+                              ffi::Result<ffi::AnyBuffer> images_grad, bool align_corners,
+                              bool half_pixel_centers) {
   ResizeGeometry g;
   ffi::Error checked =
       CheckResizeGradCall(grads, *images_grad, align_corners, half_pixel_centers, &g);
@@ -122,8 +126,8 @@ ffi::Error MyBilinearGradCuda(cudaStream_t stream, ffi::ScratchAllocator scratch
     }
     result = LaunchError(
         "MyBilinearGrad",
-        LaunchResizeGrad(g, static_cast<const T*>(grads.untyped_data()), partial,
-                         static_cast<T*>(images_grad->untyped_data()), stream));
+        GpuResizeGrad<T>::Launch(g, static_cast<const T*>(grads.untyped_data()), partial,
+                                 static_cast<T*>(images_grad->untyped_data()), stream));
   });
   if (!known) {
     return InvalidArgument(
@@ -157,3 +161,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(MyBilinearGradFfiCuda,
                                   .Ret<xla::ffi::AnyBuffer>()
                                   .Attr<bool>("align_corners")
                                   .Attr<bool>("half_pixel_centers"));
+
+#endif  // GOOGLE_CUDA

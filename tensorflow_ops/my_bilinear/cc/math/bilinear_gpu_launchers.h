@@ -1,12 +1,15 @@
-// The launches of MyBilinear's and MyBilinearGrad's CUDA kernels that the
-// op's GPU functors (my_bilinear_gpu_functors.cc) make, one per type the op
-// registers on a GPU, compiled by nvcc in my_bilinear_gpu_launchers.cu.cc.
+// The launches of MyBilinear's and MyBilinearGrad's CUDA kernels, one per
+// type the op registers on a GPU, compiled by nvcc in
+// instances/gpu_launchers.cu.cc: what the op's GPU functors
+// (cc/kernels/my_bilinear_gpu_functors.cc) and the JAX FFI CUDA handlers
+// (cc/jax/my_bilinear_ffi_gpu.cc) call.
 //
-// TensorFlow-free, and host code only: nvcc compiles the kernels without
-// TensorFlow's headers, and the host compiler compiles the functors, which
-// include them, without CUDA's device pass (docs/gpu.md#how-the-gpu-kernels-build).
-#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_GPU_LAUNCHERS_H_
-#define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_GPU_LAUNCHERS_H_
+// TensorFlow-free, and host code only: nvcc compiles the kernels once, without
+// TensorFlow's or XLA's headers, and the host compiler compiles the callers,
+// which include this, without CUDA's device pass
+// (docs/gpu.md#how-the-gpu-kernels-build).
+#ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_LAUNCHERS_H_
+#define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_LAUNCHERS_H_
 
 #if defined(__CUDACC__) || GOOGLE_CUDA
 
@@ -71,4 +74,4 @@ MY_BILINEAR_GPU_GRAD_INSTANCES(MY_BILINEAR_DECLARE_GPU_RESIZE_GRAD)
 
 #endif  // defined(__CUDACC__) || GOOGLE_CUDA
 
-#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_GPU_LAUNCHERS_H_
+#endif  // TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_LAUNCHERS_H_

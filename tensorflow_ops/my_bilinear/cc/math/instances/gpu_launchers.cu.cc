@@ -1,17 +1,17 @@
 // The CUDA kernels of MyBilinear and MyBilinearGrad, instantiated once for
 // every type the op registers on a GPU: the launchers that
-// my_bilinear_gpu_launchers.h declares.
+// bilinear_gpu_launchers.h declares, linked into the op library and the JAX
+// FFI library alike.
 //
 // TensorFlow-free: nvcc, whose device and host passes each parse the whole
 // file, reads the math's headers and CUDA's, not TensorFlow's
 // (docs/gpu.md#how-the-gpu-kernels-build).
 #if GOOGLE_CUDA
 
-#include "tensorflow_ops/my_bilinear/cc/kernels/my_bilinear_gpu_launchers.h"
-
 #include <cstdint>
 
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_kernels.cu.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_gpu_launchers.h"
 
 namespace tensorflow_ops {
 namespace bilinear {
