@@ -8,6 +8,7 @@ of the op libraries (tests/pip_install_test.py does the whole build).
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -195,6 +196,43 @@ class SettingsTest(unittest.TestCase):
         for value in ("true", "yes", "on"):
             with self.assertRaisesRegex(SystemExit, "expected 1 or 0"):
                 backend._switch({"cuda": value}, "cuda", "NO_SUCH_VARIABLE")  # pylint: disable=protected-access
+
+
+class JaxFfiLinkTest(unittest.TestCase):
+    """A JAX FFI library links nothing of TensorFlow, so each symbol it uses
+    must be in its own objects: the link (JAX_FFI_LINKOPTS) says which is
+    missing, where a plain shared link would leave it to fail at dlopen."""
+
+    def test_an_undefined_symbol_fails_the_link(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        source = os.path.join(folder, "handler.cc")
+        with open(source, "w") as file:
+            file.write('void NeverCompiledLauncher();\n'
+                       'extern "C" void Handler() { NeverCompiledLauncher(); }\n')
+        obj = os.path.join(folder, "handler.o")
+        compiler.run_steps([compiler.Step("handler.cc", ["g++", "-fPIC", "-c", source,
+                                                         "-o", obj], obj, depfile=False)],
+                           1, "compile")
+        library = targets.OpLibrary(
+            path="tensorflow_ops/newop/newop_jax_ffi.so", srcs=[], kernel_srcs=[],
+            xla_srcs=[], gpu_srcs=[], copts=[], linkopts=[], dep_flags=[],
+            handlers=["Handler"], gpu_handlers=[])
+        tools = toolchain.Toolchain(
+            root=folder, cxx=["g++"], tensorflow={}, xla_include_dir=None, jaxlib={},
+            cuda=None, constants=build_file_reader.read_plain_bzl(
+                os.path.join(WORKSPACE, "third_party", "tf", "build_flags.bzl")))
+        output = os.path.join(folder, "newop_jax_ffi.so")
+        build._write_version_script(library, False, output + ".lds")
+        command = tools.link_command(library, [obj], output)
+        self.assertIn("-Wl,-z,defs", command)
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("NeverCompiledLauncher", result.stderr)
+        # The same link without the flag succeeds: the flag is what catches it.
+        result = subprocess.run([f for f in command if f != "-Wl,-z,defs"],
+                                capture_output=True, text=True, check=False)
+        self.assertEqual(result.returncode, 0, result.stderr)
 
 
 if __name__ == "__main__":

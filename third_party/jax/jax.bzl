@@ -18,6 +18,7 @@ load(
     "//third_party/tf:build_flags.bzl",
     "NVCC_COPTS",
     "NVCC_HOST_COPTS",
+    "JAX_FFI_LINKOPTS",
     "TF_LINKOPTS",
     "TF_MATH_COPTS",
     "TF_OPT_COPTS",
@@ -111,7 +112,7 @@ def jax_ffi_library(name, srcs, handlers, gpu_srcs = [], gpu_handlers = [], deps
         deps = deps + gpu_deps + [_FFI_HEADERS],
         additional_linker_inputs = [":" + script + ".lds"],
         copts = _copts() + copts,
-        linkopts = linkopts + TF_LINKOPTS + [
+        linkopts = linkopts + TF_LINKOPTS + JAX_FFI_LINKOPTS + [
             "-Wl,--version-script=$(location :%s.lds)" % script,
         ],
         linkshared = 1,

@@ -36,6 +36,11 @@ TF_OPT_COPTS = [
 # Linker flags of every op library and C++ test.
 TF_LINKOPTS = ["-lm"]
 
+# Linker flags of a JAX FFI library (jax_ffi_library), which links nothing of
+# TensorFlow and so must resolve every symbol itself: a handler that calls a
+# launcher instance nobody compiled fails the link, not the dlopen.
+JAX_FFI_LINKOPTS = ["-Wl,-z,defs"]
+
 # nvcc flags of the .cu.cc files: TensorFlow's flags for its own .cu.cc files.
 # -fmad=false is -ffp-contract=off for device code: a fused multiply-add would
 # round differently from the CPU kernels. -ftz=true flushes float denormals as

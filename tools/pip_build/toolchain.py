@@ -147,7 +147,8 @@ class Toolchain:
                 libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
                          "-ldl", "-lpthread", "-lrt"]
             return (self.cxx + ["-shared", "-o", output] + objects + libs +
-                    library.linkopts + self.constants["TF_LINKOPTS"])
+                    library.linkopts + self.constants["TF_LINKOPTS"] +
+                    self.constants["JAX_FFI_LINKOPTS"])
         libs = ["-L" + tf["lib_dir"]]
         if library.links_xla:
             if not tf["cc_lib"]:
