@@ -1,7 +1,7 @@
 // The CUDA kernels of MyBilinear and MyBilinearGrad, instantiated once for
 // every type the op registers on a GPU: the launchers that
-// bilinear_gpu_launchers.h declares, linked into the op library and the JAX
-// FFI library alike.
+// bilinear_gpu_launchers.h declares, compiled into the op library and the JAX
+// FFI library alike (each library's macro compiles it for that library).
 //
 // TensorFlow-free: nvcc, whose device and host passes each parse the whole
 // file, reads the math's headers and CUDA's, not TensorFlow's
