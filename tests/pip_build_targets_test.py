@@ -6,6 +6,7 @@ a crafted BUILD file, and the real tools/ and third_party/tf/*.bzl. No compile
 of the op libraries (tests/pip_install_test.py does the whole build).
 """
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -112,6 +113,50 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual([s.label for s in steps if s.label.startswith("nvcc ")],
                          ["nvcc " + source for source in library.gpu_srcs])
         self.assertTrue(all(step.depfile for step in steps))
+
+    def test_kernel_library_cuda_sources_compile_once_for_every_library(self):
+        # As tf_kernel_library's <name>_gpu (tensorflow.bzl): one nvcc object,
+        # without the linking libraries' copts, in each library under CUDA
+        # and in none without it.
+        for name in ("k.cu.cc", "k_functors.cc"):
+            open(os.path.join(self.package, name), "w").close()
+        load = ('load("//third_party/tf:tensorflow.bzl", "tf_custom_op_library", '
+                '"tf_kernel_library")\n')
+        libraries = self._libraries(
+            'tf_kernel_library(name = "math", srcs = ["a.cc"], '
+            'gpu_srcs = ["k.cu.cc", "x.h"])\n'
+            'tf_custom_op_library(name = "newop.so", srcs = ["b.cxx"], '
+            'copts = ["-DONE"], deps = [":math"])\n'
+            'tf_custom_op_library(name = "other.so", srcs = ["b.cxx"], '
+            'copts = ["-DTWO"], deps = [":math"])', load)
+        self.assertEqual([l.kernel_gpu_srcs for l in libraries],
+                         [["tensorflow_ops/newop/k.cu.cc"]] * 2)
+        self.assertEqual([l.gpu_srcs for l in libraries], [[], []])
+        tools = toolchain.Toolchain(
+            root=self.root, cxx=["g++"],
+            tensorflow={"cxx_standard": "c++17", "defines": [], "include_dir": "/tf"},
+            constants=build_file_reader.read_plain_bzl(
+                os.path.join(WORKSPACE, "third_party", "tf", "build_flags.bzl")),
+            xla_include_dir=None, jaxlib={},
+            cuda=toolchain.Cuda("nvcc", "/cuda", ["-gencode", "arch=compute_75,code=sm_75"],
+                                ["sm_75"]))
+        out = os.path.join(self.root, "out")
+        nvcc = [s for s in build._compile_steps(tools, out, libraries)
+                if s.label.startswith("nvcc ")]
+        self.assertEqual([s.label for s in nvcc], ["nvcc tensorflow_ops/newop/k.cu.cc"])
+        self.assertNotIn("-Xcompiler=-DONE", nvcc[0].command)
+        objects = [build._objects(tools, out, l) for l in libraries]
+        self.assertIn(nvcc[0].output, objects[0])
+        self.assertIn(nvcc[0].output, objects[1])
+        cpu_only = dataclasses.replace(tools, cuda=None)
+        self.assertFalse(any(s.label.startswith("nvcc ")
+                             for s in build._compile_steps(cpu_only, out, libraries)))
+        self.assertNotIn(nvcc[0].output, build._objects(cpu_only, out, libraries[0]))
+        # TensorFlow's tf_kernel_library takes no host .cc in gpu_srcs.
+        self._refused('tf_kernel_library(name = "math", srcs = ["a.cc"], '
+                      'gpu_srcs = ["k_functors.cc"])\n'
+                      'tf_custom_op_library(name = "newop.so", deps = [":math"])',
+                      "does not know how to build", load)
 
     def test_arguments_it_does_not_read_are_refused(self):
         for argument in ('local_defines = ["FAST=1"]', 'defines = ["X"]',

@@ -59,12 +59,27 @@ _BODIES = {
     )
 ''',
     "tf_kernel_library": '''
+    gpu_library = []
+    if gpu_srcs:
+        for src in gpu_srcs:
+            if src.endswith(".cc") and not src.endswith(".cu.cc"):
+                fail("{} not allowed in gpu_srcs. .cc sources must end with .cu.cc".format(src))
+        # TensorFlow's <name>_gpu (tf_gpu_kernel_library); a CPU-only build
+        # compiles it with the host compiler, as its cuda_library does.
+        native.cc_library(
+            name = name + "_gpu",
+            srcs = gpu_srcs,
+            copts = (gpu_copts or []) + TF_COPTS,
+            deps = (deps or []) + (gpu_deps or []) + ["//tensorflow/core:framework_headers_lib"],
+            alwayslink = 1,
+        )
+        gpu_library = [":" + name + "_gpu"]
     native.cc_library(
         name = name,
         srcs = srcs or [],
         hdrs = hdrs or [],
         copts = (copts or []) + TF_COPTS,
-        deps = (deps or []) + ["//tensorflow/core:framework_headers_lib"],
+        deps = (deps or []) + gpu_library + ["//tensorflow/core:framework_headers_lib"],
         alwayslink = alwayslink,
         **kwargs
     )

@@ -195,8 +195,12 @@ def _xla_library(name: str, srcs: List[str], deps: List[str]) -> OutCall:
 
 def translate(calls: List[build_file_reader.Call], ctx: Context) -> List[OutCall]:
     """The in-tree calls for the op folder's calls, in the same order."""
-    ctx.has_gpu = any(_split_sources(c, ctx)[1] for c in calls
-                      if c.kind == "tf_custom_op_library")
+    # CUDA sources in the op library, or in a tf_kernel_library's gpu_srcs
+    # (MyBilinear's launchers, which its op library and JAX library share).
+    ctx.has_gpu = any(
+        _split_sources(c, ctx)[1] if c.kind == "tf_custom_op_library" else
+        any(_is_cuda(p) for p in build_file_reader.files_of(c.kwargs.get("gpu_srcs", [])))
+        for c in calls if c.kind in ("tf_custom_op_library", "tf_kernel_library"))
     out: List[OutCall] = []
     for call in calls:
         where = f"{ctx.op_dir}/BUILD:{call.line} ({call.kind} {call.name})"

@@ -108,16 +108,20 @@ def tf_kernel_library(
     """A library of kernel code compiled with the op libraries' flags.
 
     Here it holds code that several libraries link, compiled once: MyBilinear's
-    CPU math, which its op library and its JAX FFI library share. It adds no
-    TensorFlow dependency of its own, so a TensorFlow-free library can link it.
-    TensorFlow's `prefix`, GPU arguments and `is_external` are not supported
-    (GPU kernels go to tf_custom_op_library's gpu_srcs).
+    CPU math and its CUDA launchers, which its op library and its JAX FFI
+    library share. It adds no TensorFlow dependency of its own, so a
+    TensorFlow-free library can link it. TensorFlow's `prefix`, `gpu_deps`,
+    `gpu_copts` and `is_external` are not supported.
 
     Args:
       name: the library's name.
       prefix: not supported.
       srcs: C++ sources.
-      gpu_srcs: not supported.
+      gpu_srcs: CUDA sources (`*.cu.cc`) and the headers only they include.
+        As in TensorFlow, they go to a library of their own, `<name>_gpu`,
+        linked under --config=cuda only; here nvcc compiles them without
+        TensorFlow's headers, so a library that links nothing of TensorFlow
+        can link them too.
       hdrs: headers of this library.
       deps: cc_library targets the sources include.
       gpu_deps: not supported.
@@ -132,7 +136,6 @@ def tf_kernel_library(
         argument
         for argument, value in [
             ("prefix", prefix),
-            ("gpu_srcs", gpu_srcs),
             ("gpu_deps", gpu_deps),
             ("gpu_copts", gpu_copts),
             ("is_external", is_external),
@@ -142,16 +145,54 @@ def tf_kernel_library(
     if unsupported:
         fail("tf_kernel_library %s: %s not supported in this workspace" %
              (name, ", ".join(unsupported)))
+    gpu_library = []
+    if gpu_srcs:
+        gpu_library = [":" + _kernel_gpu_library(name, gpu_srcs, deps or [])]
     native.cc_library(
         name = name,
         srcs = srcs or [],
         hdrs = hdrs or [],
-        deps = deps or [],
+        deps = (deps or []) + gpu_library,
         copts = _tf_copts() + (copts or []),
         alwayslink = alwayslink,
         compatible_with = compatible_with,
         **kwargs
     )
+
+def _kernel_gpu_library(name, gpu_srcs, deps):
+    """tf_kernel_library's `<name>_gpu`: its CUDA sources compiled by nvcc
+    under --config=cuda, empty otherwise. Returns the library's name. As in
+    TensorFlow, the library's copts are not passed (gpu_copts would be)."""
+    for src in gpu_srcs:
+        # TensorFlow's tf_kernel_library refuses these too.
+        if src.endswith(".cc") and not src.endswith(".cu.cc"):
+            fail("%s not allowed in gpu_srcs of tf_kernel_library %s: .cc sources " %
+                 (src, name) + "must end with .cu.cc")
+    objects = name + "_gpu_nvcc"
+    nvcc_objects(
+        name = objects,
+        srcs = [s for s in gpu_srcs if s.endswith(".cu.cc")],
+        hdrs = [s for s in gpu_srcs if not s.endswith(".cu.cc")],
+        deps = deps + ["@local_config_cuda//cuda:cuda_headers"],
+        copts = _nvcc_copts(),
+        gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
+        nvcc = NVCC_PATH or "nvcc",
+        # Built only as a dependency under --config=cuda, never by `//...`.
+        tags = ["manual"],
+        visibility = ["//visibility:private"],
+    )
+    native.cc_library(
+        name = name + "_gpu",
+        srcs = if_cuda([":" + objects]),
+        deps = if_cuda(["//third_party/gpus:cudart_static"]),
+        alwayslink = 1,
+        # Into the binary with CUDA's static runtime, which its objects call:
+        # a test that links the library dynamically would otherwise load
+        # them as a shared object without that runtime.
+        linkstatic = 1,
+        visibility = ["//visibility:private"],
+    )
+    return name + "_gpu"
 
 def _nvcc_copts():
     # TensorFlow's flags for its own .cu.cc files, and the host flags of the CPU

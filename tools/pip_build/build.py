@@ -15,7 +15,7 @@ from tools.pip_build import toolchain as toolchains
 
 
 def _object(build_dir: str, library: targets.OpLibrary, source: str) -> str:
-    if source in library.kernel_srcs:
+    if source in library.kernel_srcs or source in library.kernel_gpu_srcs:
         # Compiled with the macros' flags alone: one object for every library.
         return os.path.join(build_dir, "objs", "kernel_libraries", source + ".o")
     return os.path.join(build_dir, "objs", library.path, source + ".o")
@@ -39,10 +39,14 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
             (first if source in library.xla_srcs else rest).append(step)
         # Without CUDA the gpu_srcs are left out: their bodies are inside
         # `#if GOOGLE_CUDA`, so Bazel's CPU-only build compiles them to empty
-        # objects.
+        # objects (or, for a tf_kernel_library's, does not link them).
         if tools.cuda is not None:
-            for source in library.gpu_srcs:
+            for source in library.kernel_gpu_srcs + library.gpu_srcs:
                 output = _object(build_dir, library, source)
+                if source in library.kernel_gpu_srcs:
+                    if output in kernel_objects:
+                        continue
+                    kernel_objects.add(output)
                 first.append(compiler.Step(
                     "nvcc " + source, tools.nvcc_command(library, source, output), output))
     return first + rest
@@ -52,7 +56,7 @@ def _objects(tools: toolchains.Toolchain, build_dir: str,
              library: targets.OpLibrary) -> List[str]:
     sources = library.srcs + library.xla_srcs + library.kernel_srcs
     if tools.cuda is not None:
-        sources += library.gpu_srcs
+        sources += library.kernel_gpu_srcs + library.gpu_srcs
     return [_object(build_dir, library, s) for s in sources]
 
 

@@ -34,8 +34,8 @@ _OP_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "gpu_srcs", "deps", "copts",
 _FFI_LIBRARY_ARGUMENTS = _OP_LIBRARY_ARGUMENTS | {"handlers", "gpu_handlers"}
 # The arguments of a tf_kernel_library dependency this build reads or that do
 # not change its compiles (its sources compile with the macros' flags alone).
-_KERNEL_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "hdrs", "deps", "visibility",
-                                       "tags", "testonly", "alwayslink"])
+_KERNEL_LIBRARY_ARGUMENTS = frozenset(["name", "srcs", "gpu_srcs", "hdrs", "deps",
+                                       "visibility", "tags", "testonly", "alwayslink"])
 # cc_library arguments of a header-only dependency this build reads or that do
 # not change its compiles.
 _DEP_ARGUMENTS = frozenset(["name", "hdrs", "srcs", "textual_hdrs", "deps", "includes",
@@ -68,6 +68,10 @@ class OpLibrary:
     # the CPU and with CUDA; None for a TensorFlow op library.
     handlers: Optional[List[str]] = None
     gpu_handlers: Optional[List[str]] = None
+    # The *.cu.cc of its tf_kernel_library deps' gpu_srcs: compiled by nvcc
+    # when CUDA is asked for, with the macros' flags alone, one object for
+    # every library that links them.
+    kernel_gpu_srcs: List[str] = dataclasses.field(default_factory=list)
 
     @property
     def is_jax_ffi(self) -> bool:
@@ -180,16 +184,19 @@ class _Workspace:
                         for d in _strings(call.kwargs.get("deps"), target_where, "deps")]
 
     def dependencies(self, deps: List[str], package: str,
-                     where: str) -> Tuple[List[str], List[str]]:
+                     where: str) -> Tuple[List[str], List[str], List[str]]:
         """The -isystem and -D flags of the cc_library deps, transitively and in
         Bazel's order (a target's before its deps'), and the compiled sources of
-        the tf_kernel_library deps."""
+        the tf_kernel_library deps: C++, and CUDA (gpu_srcs)."""
         flags: List[str] = []
         kernel_srcs: List[str] = []
+        kernel_gpu_srcs: List[str] = []
         for dep in self.reachable(deps, package, where):
             call, dep_where, dep_package = dep.call, dep.where, dep.package
             if call.kind == "tf_kernel_library":
-                kernel_srcs += self._kernel_sources(dep)
+                cpu, gpu = self._kernel_sources(dep)
+                kernel_srcs += cpu
+                kernel_gpu_srcs += gpu
                 continue
             if call.kind != "cc_library":
                 raise TargetError(f"{dep.required_by}: dependency {dep.label} is a "
@@ -212,12 +219,13 @@ class _Workspace:
                                                                      include))]
             flags += ["-D" + d for d in _strings(call.kwargs.get("defines"), dep_where,
                                                  "defines")]
-        return flags, kernel_srcs
+        return flags, kernel_srcs, kernel_gpu_srcs
 
     @staticmethod
-    def _kernel_sources(dep: _Reached) -> List[str]:
+    def _kernel_sources(dep: _Reached) -> Tuple[List[str], List[str]]:
         """The compiled sources of a tf_kernel_library, which compile with the
-        macros' flags alone (tensorflow.bzl), whatever links them."""
+        macros' flags alone (tensorflow.bzl), whatever links them: C++ sources,
+        and the *.cu.cc of gpu_srcs."""
         unknown = sorted(set(dep.call.kwargs) - _KERNEL_LIBRARY_ARGUMENTS)
         if unknown or dep.call.positional:
             raise TargetError(f"{dep.where}: {', '.join(unknown) or 'positional arguments'} "
@@ -227,11 +235,16 @@ class _Workspace:
                               "not supported by the pip build (it links every object)")
         sources = [os.path.join(dep.package, f) for f in
                    _files(dep.call.kwargs.get("srcs"), dep.where, "srcs")]
-        odd = [s for s in sources if not s.endswith(_COMPILED + _HEADERS)]
+        gpu = [os.path.join(dep.package, f) for f in
+               _files(dep.call.kwargs.get("gpu_srcs"), dep.where, "gpu_srcs")]
+        # As in tensorflow.bzl (and TensorFlow): only *.cu.cc and headers.
+        odd = ([s for s in sources if not s.endswith(_COMPILED + _HEADERS)] +
+               [s for s in gpu if not s.endswith((".cu.cc",) + _HEADERS)])
         if odd:
             raise TargetError(f"{dep.where}: the pip build does not know how to build "
                               f"{', '.join(odd)}")
-        return [s for s in sources if s.endswith(_COMPILED)]
+        return ([s for s in sources if s.endswith(_COMPILED)],
+                [s for s in gpu if s.endswith(".cu.cc")])
 
 
 def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Call,
@@ -253,7 +266,7 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         raise TargetError(f"{where}: the pip build does not know how to build "
                           f"{', '.join(odd)}")
     compiled = [s for s in sources if s.endswith(_COMPILED)]
-    dep_flags, kernel_srcs = workspace.dependencies(
+    dep_flags, kernel_srcs, kernel_gpu_srcs = workspace.dependencies(
         _strings(call.kwargs.get("deps"), where, "deps"), package, where)
     return OpLibrary(
         path=os.path.join(package, call.name),
@@ -264,6 +277,7 @@ def _op_library(workspace: _Workspace, package: str, call: build_file_reader.Cal
         linkopts=_flags(call.kwargs.get("linkopts"), where, "linkopts"),
         dep_flags=dep_flags,
         kernel_srcs=kernel_srcs,
+        kernel_gpu_srcs=kernel_gpu_srcs,
         handlers=_strings(call.kwargs.get("handlers"), where, "handlers") if ffi else None,
         gpu_handlers=(_strings(call.kwargs.get("gpu_handlers"), where, "gpu_handlers")
                       if ffi else None),

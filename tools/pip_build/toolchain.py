@@ -118,12 +118,14 @@ class Toolchain:
 
     def nvcc_command(self, library: OpLibrary, source: str, output: str) -> List[str]:
         """A source of gpu_srcs, as tf_gpu_kernel_library's nvcc_objects compiles
-        it: a .cu.cc as CUDA for the chosen GPUs, a host .cc as C++."""
+        it: a .cu.cc as CUDA for the chosen GPUs, a host .cc as C++; those of a
+        tf_kernel_library (kernel_gpu_srcs) without the library's copts."""
         assert self.cuda is not None
         host = self.constants["NVCC_HOST_COPTS"] + self.constants["TF_MATH_COPTS"]
+        library_copts = [] if source in library.kernel_gpu_srcs else library.copts
         copts = (["-std=" + self.tensorflow["cxx_standard"]] + self.constants["NVCC_COPTS"] +
                  self.tensorflow["defines"] + ["-Xcompiler=" + f for f in host] +
-                 ["-Xcompiler=" + f for f in library.copts])
+                 ["-Xcompiler=" + f for f in library_copts])
         includes = (["-I", self.root] + library.dep_flags + self._system_includes(library) +
                     ["-isystem", os.path.join(self.cuda.toolkit, "include")])
         language = (["-x", "cu"] + self.cuda.gencode if source.endswith((".cu.cc", ".cu"))

@@ -1,7 +1,8 @@
 // The CUDA kernels of MyBilinear and MyBilinearGrad, instantiated once for
 // every type the op registers on a GPU: the launchers that
-// bilinear_gpu_launchers.h declares, compiled into the op library and the JAX
-// FFI library alike (each library's macro compiles it for that library).
+// bilinear_gpu_launchers.h declares, compiled once (the gpu_srcs of
+// :bilinear_math_instances) and linked into the op library and the JAX FFI
+// library alike.
 //
 // TensorFlow-free: nvcc, whose device and host passes each parse the whole
 // file, reads the math's headers and CUDA's, not TensorFlow's
