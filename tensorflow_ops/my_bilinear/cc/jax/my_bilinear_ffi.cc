@@ -104,8 +104,7 @@ ffi::Error MyBilinearGradCpu(ffi::ThreadPool pool, ffi::AnyBuffer grads,
     if (images_grad->element_count() > 0) ResizeGrad<T>(pool, g, grads, *images_grad);
   });
   if (!known) {
-    return InvalidArgument(
-        "MyBilinearGrad takes float16, bfloat16, float32 or float64 grads");
+    return InvalidArgument(kGradTypesMessage);
   }
   return ffi::Error::Success();
 }

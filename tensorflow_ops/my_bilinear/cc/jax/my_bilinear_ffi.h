@@ -104,6 +104,11 @@ inline bool SameLeadingDims(const ffi::AnyBuffer& a, const ffi::AnyBuffer& b) {
   return true;
 }
 
+// What MyBilinearGrad's handlers, CPU and CUDA, say of grads of another type
+// (the types VisitFloatType visits).
+constexpr char kGradTypesMessage[] =
+    "MyBilinearGrad takes float16, bfloat16, float32 or float64 grads";
+
 inline ffi::Error InvalidArgument(std::string message) {
   return ffi::Error::InvalidArgument(std::move(message));
 }

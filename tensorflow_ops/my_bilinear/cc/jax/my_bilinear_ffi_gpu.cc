@@ -130,8 +130,7 @@ ffi::Error MyBilinearGradCuda(cudaStream_t stream, ffi::ScratchAllocator scratch
                                  static_cast<T*>(images_grad->untyped_data()), stream));
   });
   if (!known) {
-    return InvalidArgument(
-        "MyBilinearGrad takes float16, bfloat16, float32 or float64 grads");
+    return InvalidArgument(kGradTypesMessage);
   }
   return result;
 }

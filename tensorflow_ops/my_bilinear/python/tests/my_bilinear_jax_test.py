@@ -56,6 +56,14 @@ def _raw_resize(images, out_shape, out_dtype, align_corners=True,
                 half_pixel_centers=np.bool_(half_pixel_centers))
 
 
+def _raw_resize_grad(grads, in_shape, align_corners=True, half_pixel_centers=False):
+    """The gradient's handler called directly, past jax_ops's checks."""
+    call = jax.ffi.ffi_call(jax_ops_impl.RESIZE_GRAD_TARGET,
+                            jax.ShapeDtypeStruct(in_shape, grads.dtype))
+    return call(grads, align_corners=np.bool_(align_corners),
+                half_pixel_centers=np.bool_(half_pixel_centers))
+
+
 class ForwardBitsTest(test_util.TestCase, parameterized.TestCase):
     """jax_ops.my_bilinear gives the TensorFlow kernel's bits."""
 
@@ -278,6 +286,9 @@ class ErrorsTest(test_util.TestCase):
                                     jnp.float32),
             "into float16, bfloat16, float32 or float64 output":
                 lambda: _raw_resize(images, (1, 3, 3, 1), jnp.int32),
+            "MyBilinearGrad takes float16, bfloat16, float32 or float64 grads":
+                lambda: _raw_resize_grad(jnp.zeros((1, 3, 3, 1), jnp.int32),
+                                         (1, 2, 2, 1)),
         }
         for message, call in bad_calls.items():
             with self.assertRaisesRegex(jax.errors.JaxRuntimeError, message):
