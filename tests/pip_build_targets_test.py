@@ -148,10 +148,18 @@ class TargetsTest(unittest.TestCase):
         objects = [build._objects(tools, out, l) for l in libraries]
         self.assertIn(nvcc[0].output, objects[0])
         self.assertIn(nvcc[0].output, objects[1])
+        # Those objects call CUDA's runtime: every library that links them
+        # links it too, a JAX FFI library (which links with -z defs) included.
+        cudart = "/cuda/lib64/libcudart_static.a"
+        tools.tensorflow.update(lib_dir="/tf/lib", framework_lib="libtf.so.2", cc_lib="")
+        self.assertIn(cudart, tools.link_command(libraries[0], objects[0], "newop.so"))
+        ffi = dataclasses.replace(libraries[0], handlers=["H"], gpu_handlers=[])
+        self.assertIn(cudart, tools.link_command(ffi, objects[0], "newop_ffi.so"))
         cpu_only = dataclasses.replace(tools, cuda=None)
         self.assertFalse(any(s.label.startswith("nvcc ")
                              for s in build._compile_steps(cpu_only, out, libraries)))
         self.assertNotIn(nvcc[0].output, build._objects(cpu_only, out, libraries[0]))
+        self.assertNotIn(cudart, cpu_only.link_command(libraries[0], objects[0], "newop.so"))
         # TensorFlow's tf_kernel_library takes no host .cc in gpu_srcs.
         self._refused('tf_kernel_library(name = "math", srcs = ["a.cc"], '
                       'gpu_srcs = ["k_functors.cc"])\n'

@@ -147,7 +147,15 @@ def tf_kernel_library(
              (name, ", ".join(unsupported)))
     gpu_library = []
     if gpu_srcs:
-        gpu_library = [":" + _kernel_gpu_library(name, gpu_srcs, deps or [])]
+        gpu_library = [":" + _kernel_gpu_library(
+            name,
+            gpu_srcs,
+            deps or [],
+            # Passed on as TensorFlow passes **kwargs to its <name>_gpu.
+            testonly = kwargs.get("testonly", 0),
+            tags = kwargs.get("tags", []),
+            compatible_with = compatible_with,
+        )]
     native.cc_library(
         name = name,
         srcs = srcs or [],
@@ -159,37 +167,53 @@ def tf_kernel_library(
         **kwargs
     )
 
-def _kernel_gpu_library(name, gpu_srcs, deps):
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc")
+
+def _kernel_gpu_library(name, gpu_srcs, deps, testonly, tags, compatible_with):
     """tf_kernel_library's `<name>_gpu`: its CUDA sources compiled by nvcc
-    under --config=cuda, empty otherwise. Returns the library's name. As in
+    under --config=cuda, nothing otherwise. Returns the library's name. As in
     TensorFlow, the library's copts are not passed (gpu_copts would be)."""
+    cuda_srcs = [s for s in gpu_srcs if s.endswith(".cu.cc")]
+    headers = [s for s in gpu_srcs if s.endswith(_HEADER_SUFFIXES)]
     for src in gpu_srcs:
-        # TensorFlow's tf_kernel_library refuses these too.
-        if src.endswith(".cc") and not src.endswith(".cu.cc"):
+        if src in cuda_srcs or src in headers:
+            continue
+        if src.endswith(".cc"):
+            # TensorFlow's tf_kernel_library refuses these too.
             fail("%s not allowed in gpu_srcs of tf_kernel_library %s: .cc sources " %
                  (src, name) + "must end with .cu.cc")
-    objects = name + "_gpu_nvcc"
-    nvcc_objects(
-        name = objects,
-        srcs = [s for s in gpu_srcs if s.endswith(".cu.cc")],
-        hdrs = [s for s in gpu_srcs if not s.endswith(".cu.cc")],
-        deps = deps + ["@local_config_cuda//cuda:cuda_headers"],
-        copts = _nvcc_copts(),
-        gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
-        nvcc = NVCC_PATH or "nvcc",
-        # Built only as a dependency under --config=cuda, never by `//...`.
-        tags = ["manual"],
-        visibility = ["//visibility:private"],
-    )
+        fail("%s in gpu_srcs of tf_kernel_library %s: only .cu.cc sources and " %
+             (src, name) + "headers are built here")
+    objects = []
+    if cuda_srcs:
+        nvcc_objects(
+            name = name + "_gpu_nvcc",
+            srcs = cuda_srcs,
+            hdrs = headers,
+            deps = deps + ["@local_config_cuda//cuda:cuda_headers"],
+            copts = _nvcc_copts(),
+            gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
+            nvcc = NVCC_PATH or "nvcc",
+            testonly = testonly,
+            compatible_with = compatible_with,
+            # Built only as a dependency under --config=cuda, never by `//...`.
+            tags = tags + ["manual"],
+            visibility = ["//visibility:private"],
+        )
+        objects = [":" + name + "_gpu_nvcc"]
     native.cc_library(
         name = name + "_gpu",
-        srcs = if_cuda([":" + objects]),
-        deps = if_cuda(["//third_party/gpus:cudart_static"]),
+        srcs = if_cuda(objects),
+        hdrs = headers,
+        deps = deps + if_cuda(["//third_party/gpus:cudart_static"] if objects else []),
         alwayslink = 1,
         # Into the binary with CUDA's static runtime, which its objects call:
         # a test that links the library dynamically would otherwise load
         # them as a shared object without that runtime.
         linkstatic = 1,
+        testonly = testonly,
+        tags = tags,
+        compatible_with = compatible_with,
         visibility = ["//visibility:private"],
     )
     return name + "_gpu"

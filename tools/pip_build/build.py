@@ -37,9 +37,9 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
             step = compiler.Step(source, tools.compile_command(library, source, output),
                                  output)
             (first if source in library.xla_srcs else rest).append(step)
-        # Without CUDA the gpu_srcs are left out: their bodies are inside
-        # `#if GOOGLE_CUDA`, so Bazel's CPU-only build compiles them to empty
-        # objects (or, for a tf_kernel_library's, does not link them).
+        # Without CUDA the gpu_srcs are left out: Bazel's CPU-only build
+        # compiles a library's own to empty objects (their bodies are inside
+        # `#if GOOGLE_CUDA`) and leaves a tf_kernel_library's out.
         if tools.cuda is not None:
             for source in library.kernel_gpu_srcs + library.gpu_srcs:
                 output = _object(build_dir, library, source)
@@ -98,7 +98,9 @@ def build_libraries(root: str, build_dir: str, cuda: bool, jobs: int) -> Dict[st
                  f"CUDA {'on: ' + ', '.join(tools.cuda.capabilities) if tools.cuda else 'off'}")
     for library in libraries:
         compiler.log(f"{library.path}: {len(library.srcs)} sources, "
-                     f"{len(library.xla_srcs)} XLA, {len(library.gpu_srcs)} CUDA")
+                     f"{len(library.kernel_srcs)} shared, {len(library.xla_srcs)} XLA, "
+                     f"{len(library.gpu_srcs)} CUDA, "
+                     f"{len(library.kernel_gpu_srcs)} shared CUDA")
     build_info = _build_info_step(tools, build_dir)
     steps = _compile_steps(tools, build_dir, libraries) + [build_info]
     compiler.run_steps(steps, jobs, "compile")

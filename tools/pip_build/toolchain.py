@@ -143,9 +143,13 @@ class Toolchain:
         jax_ffi_library (which links no TensorFlow and exports only its
         handlers, through the version script `output`.lds)."""
         tf = self.tensorflow
+        # //third_party/gpus:cudart_static, which the library's own gpu_srcs
+        # and its tf_kernel_library deps' <name>_gpu link.
+        uses_cuda = self.cuda is not None and bool(library.gpu_srcs or
+                                                   library.kernel_gpu_srcs)
         if library.is_jax_ffi:
             libs = ["-Wl,--version-script=" + output + ".lds"]
-            if self.cuda is not None and library.gpu_srcs:
+            if uses_cuda:
                 libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
                          "-ldl", "-lpthread", "-lrt"]
             return (self.cxx + ["-shared", "-o", output] + objects + libs +
@@ -158,7 +162,7 @@ class Toolchain:
                                   "has no libtensorflow_cc")
             libs.append("-l:" + tf["cc_lib"])
         libs.append("-l:" + tf["framework_lib"])
-        if self.cuda is not None and library.gpu_srcs:
+        if uses_cuda:
             # //third_party/gpus:cudart_static and its linkopts.
             libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
                      "-ldl", "-lpthread", "-lrt"]
