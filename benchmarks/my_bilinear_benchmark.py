@@ -11,7 +11,9 @@ machine hits them alike. The bound is the cheapest TensorFlow op that returns a
 fresh tensor of the result's shape (`tf.fill`), and a copy of that many bytes
 (`DeepCopy`). Compare ratios, not absolute times. With `--xla`, ours and
 TensorFlow's also run under tf.function(jit_compile=True), each lowered by its
-XLA kernel (the "XLA speed-up" column).
+XLA kernel (the "XLA speed-up" column). With `--back-to-back`, each op's calls
+run in a row instead, so that its result's buffer stays in the cache: the
+difference from the alternated figures is what a cold result costs.
 """
 
 import argparse
@@ -89,17 +91,24 @@ class Row:
         return self.timings["tensorflow"].median_ms / self.timings["fill"].median_ms
 
 
-def time_calls(calls: Dict[str, Callable[[], tf.Tensor]], repeats: int) -> Dict[str, Timing]:
-    """Median and min wall time of each call, alternating between them."""
+def time_calls(calls: Dict[str, Callable[[], tf.Tensor]], repeats: int,
+               back_to_back: bool = False) -> Dict[str, Timing]:
+    """Median and min wall time of each call, alternating between them; with
+    `back_to_back`, each call's repeats in a row instead (after five more
+    calls of it), so that its result and inputs stay in the cache."""
     for call in calls.values():
         call()  # warm-up: kernel creation, allocator
     samples: Dict[str, List[float]] = {name: [] for name in calls}
-    for _ in range(repeats):
-        for name, call in calls.items():
+    rounds = ([list(calls.items())] * repeats if not back_to_back else
+              [[item] * (repeats + 5) for item in calls.items()])
+    for calls_in_order in rounds:
+        for name, call in calls_in_order:
             start = time.perf_counter()
             result = call()
             samples[name].append(time.perf_counter() - start)
             del result
+    if back_to_back:
+        samples = {name: s[5:] for name, s in samples.items()}
     return {name: Timing(statistics.median(s) * 1e3, min(s) * 1e3)
             for name, s in samples.items()}
 
@@ -124,7 +133,7 @@ def xla_calls(theirs: Callable[..., tf.Tensor], ours: Callable[..., tf.Tensor],
 
 def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
              rng: np.random.Generator, with_gradient: bool,
-             with_xla: bool = False) -> List[Row]:
+             with_xla: bool = False, back_to_back: bool = False) -> List[Row]:
     attrs = ATTRS[attrs_name]
     size_tensor = tf.constant(size, tf.int32)
     out_shape = [shape[0], *size, shape[3]]
@@ -150,7 +159,7 @@ def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
         forward["cast+tensorflow"] = lambda: tf.raw_ops.ResizeBilinear(
             images=tf.cast(images, tf.float32), size=size_tensor, **attrs)
     rows = [Row("forward", shape, size, attrs_name, dtype.name,
-                time_calls(forward, repeats))]
+                time_calls(forward, repeats, back_to_back))]
     if with_gradient and dtype.is_floating:
         grads = tf.cast(tf.constant(rng.uniform(-1, 1, out_shape).astype(np.float32)), dtype)
         grads32 = tf.cast(grads, tf.float32)  # TensorFlow's gradient takes float32
@@ -168,7 +177,7 @@ def run_case(ops, shape, size, attrs_name: str, dtype: tf.DType, repeats: int,
                 lambda g, x: ops.my_bilinear_grad(grads=g, original_image=x, **attrs),
                 grads, images))
         rows.append(Row("gradient", shape, size, attrs_name, dtype.name,
-                        time_calls(backward, repeats)))
+                        time_calls(backward, repeats, back_to_back)))
     return rows
 
 
@@ -248,6 +257,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--halving", action="store_true",
                         help="float32 2x down-sampling cases only, both attr modes")
     parser.add_argument("--no-gradient", action="store_true")
+    parser.add_argument("--back-to-back", action="store_true",
+                        help="time each op's calls in a row, not alternated: the "
+                             "result's buffer stays in the cache (benchmarks/README.md)")
     parser.add_argument("--xla", action="store_true",
                         help="also time ours and TensorFlow's under jit_compile=True")
     args = parser.parse_args(argv)
@@ -278,7 +290,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     rows: List[Row] = []
     for shape, size, attrs, dtype in work:
         rows += run_case(ops, shape, size, attrs, dtype, args.repeats, rng,
-                         with_gradient=not args.no_gradient, with_xla=args.xla)
+                         with_gradient=not args.no_gradient, with_xla=args.xla,
+                         back_to_back=args.back_to_back)
         print(f"  done {list(shape)} -> {list(size)} {attrs} {dtype.name}",
               file=sys.stderr, flush=True)
     print_table(rows)
