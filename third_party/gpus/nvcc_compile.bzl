@@ -8,7 +8,12 @@ so TensorFlow's headers there cost what they cost any C++ source. Its
 outputs end in `.pic.o`, which a cc_library accepts in `srcs` and links like
 any object of its own. Include paths, defines and headers come from the
 CcInfo of `deps`, so a source sees exactly what the host-compiled sources see.
+
+Macro `cuda_objects_library`: those objects as a cc_library that libraries
+link under --config=cuda, with CUDA's static runtime.
 """
+
+load("@local_config_cuda//cuda:build_defs.bzl", "CUDA_COMPUTE_CAPABILITIES", "NVCC_PATH", "if_cuda")
 
 def _flags(prefix, values):
     return [prefix + v for v in values]
@@ -89,3 +94,39 @@ def gencode_flags(capabilities):
         else:
             fail("Unknown compute capability %r: expected sm_XY or compute_XY" % capability)
     return flags
+
+def cuda_objects_library(name, srcs, deps, copts, hdrs = [], testonly = 0, tags = [], compatible_with = None):
+    """A cc_library `name` of the nvcc objects of `srcs` (`<name>_nvcc`, for
+    the configured compute capabilities) under --config=cuda, with CUDA's
+    static runtime; without CUDA, or without `srcs`, it holds only `hdrs`.
+    Statically linked, so that a test that links its dependencies as shared
+    objects gets the runtime beside them."""
+    objects = []
+    if srcs:
+        nvcc_objects(
+            name = name + "_nvcc",
+            srcs = srcs,
+            hdrs = hdrs,
+            deps = deps + ["@local_config_cuda//cuda:cuda_headers"],
+            copts = copts,
+            gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
+            nvcc = NVCC_PATH or "nvcc",
+            testonly = testonly,
+            compatible_with = compatible_with,
+            # Built only as a dependency under --config=cuda, never by `//...`.
+            tags = tags + ["manual"],
+            visibility = ["//visibility:private"],
+        )
+        objects = [":" + name + "_nvcc"]
+    native.cc_library(
+        name = name,
+        srcs = if_cuda(objects),
+        hdrs = hdrs,
+        deps = if_cuda(["//third_party/gpus:cudart_static"] if objects else []),
+        alwayslink = 1,
+        linkstatic = 1,
+        testonly = testonly,
+        tags = tags,
+        compatible_with = compatible_with,
+        visibility = ["//visibility:private"],
+    )

@@ -7,12 +7,7 @@ It is compiled with the op libraries' flags (third_party/tf/build_flags.bzl),
 so the math it instantiates computes the same bits as the op library's.
 """
 
-load(
-    "@local_config_cuda//cuda:build_defs.bzl",
-    "CUDA_COMPUTE_CAPABILITIES",
-    "NVCC_PATH",
-    "if_cuda",
-)
+load("@local_config_cuda//cuda:build_defs.bzl", "if_cuda")
 load("@local_config_tf//:build_defs.bzl", "TF_CXX_STANDARD", "TF_DEFINES")
 load(
     "//third_party/tf:build_flags.bzl",
@@ -23,7 +18,7 @@ load(
     "TF_MATH_COPTS",
     "TF_OPT_COPTS",
 )
-load("//third_party/gpus:nvcc_compile.bzl", "gencode_flags", "nvcc_objects")
+load("//third_party/gpus:nvcc_compile.bzl", "cuda_objects_library")
 
 _FFI_HEADERS = "@local_config_jax//:ffi_headers"
 
@@ -78,25 +73,12 @@ def jax_ffi_library(name, srcs, handlers, gpu_srcs = [], gpu_handlers = [], deps
     base = name.split(".so")[0]
     gpu_deps = []
     if gpu_srcs:
-        objects = base + "_gpu_nvcc"
-        nvcc_objects(
-            name = objects,
+        cuda_objects_library(
+            name = base + "_gpu",
             srcs = [s for s in gpu_srcs if s.endswith(".cc")],
             hdrs = [s for s in gpu_srcs if not s.endswith(".cc")],
-            deps = deps + [_FFI_HEADERS, "@local_config_cuda//cuda:cuda_headers"],
+            deps = deps + [_FFI_HEADERS],
             copts = _nvcc_copts() + ["-Xcompiler=" + flag for flag in copts],
-            gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
-            nvcc = NVCC_PATH or "nvcc",
-            # Built only as a dependency under --config=cuda, never by `//...`.
-            tags = ["manual"],
-            visibility = ["//visibility:private"],
-        )
-        native.cc_library(
-            name = base + "_gpu",
-            srcs = if_cuda([":" + objects]),
-            deps = if_cuda(["//third_party/gpus:cudart_static"]),
-            alwayslink = 1,
-            visibility = ["//visibility:private"],
         )
         gpu_deps = [":" + base + "_gpu"]
     script = base + "_exports"

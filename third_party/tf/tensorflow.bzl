@@ -26,7 +26,7 @@ load(
     "TF_OPT_COPTS",
     "XLA_SUFFIX",
 )
-load("//third_party/gpus:nvcc_compile.bzl", "gencode_flags", "nvcc_objects")
+load("//third_party/gpus:nvcc_compile.bzl", "cuda_objects_library", "gencode_flags", "nvcc_objects")
 
 _TF_DEPS = [
     "@local_config_tf//:tf_header_lib",
@@ -184,37 +184,15 @@ def _kernel_gpu_library(name, gpu_srcs, deps, testonly, tags, compatible_with):
                  (src, name) + "must end with .cu.cc")
         fail("%s in gpu_srcs of tf_kernel_library %s: only .cu.cc sources and " %
              (src, name) + "headers are built here")
-    objects = []
-    if cuda_srcs:
-        nvcc_objects(
-            name = name + "_gpu_nvcc",
-            srcs = cuda_srcs,
-            hdrs = headers,
-            deps = deps + ["@local_config_cuda//cuda:cuda_headers"],
-            copts = _nvcc_copts(),
-            gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
-            nvcc = NVCC_PATH or "nvcc",
-            testonly = testonly,
-            compatible_with = compatible_with,
-            # Built only as a dependency under --config=cuda, never by `//...`.
-            tags = tags + ["manual"],
-            visibility = ["//visibility:private"],
-        )
-        objects = [":" + name + "_gpu_nvcc"]
-    native.cc_library(
+    cuda_objects_library(
         name = name + "_gpu",
-        srcs = if_cuda(objects),
+        srcs = cuda_srcs,
         hdrs = headers,
-        deps = deps + if_cuda(["//third_party/gpus:cudart_static"] if objects else []),
-        alwayslink = 1,
-        # Into the binary with CUDA's static runtime, which its objects call:
-        # a test that links the library dynamically would otherwise load
-        # them as a shared object without that runtime.
-        linkstatic = 1,
+        deps = deps,
+        copts = _nvcc_copts(),
         testonly = testonly,
         tags = tags,
         compatible_with = compatible_with,
-        visibility = ["//visibility:private"],
     )
     return name + "_gpu"
 
