@@ -27,6 +27,7 @@ from tools.pip_build import targets  # pylint: disable=g-import-not-at-top,wrong
 from tools.pip_build import toolchain  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 _LOAD = 'load("//third_party/tf:tensorflow.bzl", "tf_custom_op_library")\n'
+_GENCODE_SM75 = ["-gencode", "arch=compute_75,code=sm_75"]
 
 
 class TargetsTest(unittest.TestCase):
@@ -49,6 +50,17 @@ class TargetsTest(unittest.TestCase):
         with open(os.path.join(self.package, "BUILD"), "w") as build_file:
             build_file.write(load + build)
         return targets.op_libraries(self.root, "_xla.cc")
+
+    def _cuda_toolchain(self) -> toolchain.Toolchain:
+        """The pip build's toolchain for this workspace with nvcc at /cuda for
+        sm_75; nothing runs."""
+        return toolchain.Toolchain(
+            root=self.root, cxx=["g++"],
+            tensorflow={"cxx_standard": "c++17", "defines": [], "include_dir": "/tf"},
+            constants=build_file_reader.read_plain_bzl(
+                os.path.join(WORKSPACE, "third_party", "tf", "build_flags.bzl")),
+            xla_include_dir=None, jaxlib={},
+            cuda=toolchain.Cuda("nvcc", "/cuda", _GENCODE_SM75, ["sm_75"]))
 
     def _refused(self, build: str, pattern: str, load: str = _LOAD):
         with self.assertRaisesRegex(targets.TargetError, pattern):
@@ -93,14 +105,8 @@ class TargetsTest(unittest.TestCase):
             'gpu_srcs = ["k.cu.cc", "k_functors.cc", "x.h"])')
         self.assertEqual(library.gpu_srcs, ["tensorflow_ops/newop/k.cu.cc",
                                             "tensorflow_ops/newop/k_functors.cc"])
-        gencode = ["-gencode", "arch=compute_75,code=sm_75"]
-        tools = toolchain.Toolchain(
-            root=self.root, cxx=["g++"],
-            tensorflow={"cxx_standard": "c++17", "defines": [], "include_dir": "/tf"},
-            constants=build_file_reader.read_plain_bzl(
-                os.path.join(WORKSPACE, "third_party", "tf", "build_flags.bzl")),
-            xla_include_dir=None, jaxlib={},
-            cuda=toolchain.Cuda("nvcc", "/cuda", gencode, ["sm_75"]))
+        gencode = _GENCODE_SM75
+        tools = self._cuda_toolchain()
         kernels, host = (tools.nvcc_command(library, source, "out.o")
                          for source in library.gpu_srcs)
         self.assertEqual(kernels[:5], ["nvcc", "-x", "cu"] + gencode)
@@ -132,14 +138,7 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual([l.kernel_gpu_srcs for l in libraries],
                          [["tensorflow_ops/newop/k.cu.cc"]] * 2)
         self.assertEqual([l.gpu_srcs for l in libraries], [[], []])
-        tools = toolchain.Toolchain(
-            root=self.root, cxx=["g++"],
-            tensorflow={"cxx_standard": "c++17", "defines": [], "include_dir": "/tf"},
-            constants=build_file_reader.read_plain_bzl(
-                os.path.join(WORKSPACE, "third_party", "tf", "build_flags.bzl")),
-            xla_include_dir=None, jaxlib={},
-            cuda=toolchain.Cuda("nvcc", "/cuda", ["-gencode", "arch=compute_75,code=sm_75"],
-                                ["sm_75"]))
+        tools = self._cuda_toolchain()
         out = os.path.join(self.root, "out")
         nvcc = [s for s in build._compile_steps(tools, out, libraries)
                 if s.label.startswith("nvcc ")]
