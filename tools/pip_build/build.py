@@ -26,14 +26,15 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
     """Every compile, the XLA kernels (the longest single compiles) first so
     that they overlap the rest."""
     first, rest = [], []
-    kernel_objects = set()
+    # A tf_kernel_library's sources have one object for every library
+    # (_object), compiled for the first library that links them.
+    compiled = set()
     for library in libraries:
         for source in library.xla_srcs + library.srcs + library.kernel_srcs:
             output = _object(build_dir, library, source)
-            if source in library.kernel_srcs:
-                if output in kernel_objects:
-                    continue
-                kernel_objects.add(output)
+            if output in compiled:
+                continue
+            compiled.add(output)
             step = compiler.Step(source, tools.compile_command(library, source, output),
                                  output)
             (first if source in library.xla_srcs else rest).append(step)
@@ -43,10 +44,9 @@ def _compile_steps(tools: toolchains.Toolchain, build_dir: str,
         if tools.cuda is not None:
             for source in library.kernel_gpu_srcs + library.gpu_srcs:
                 output = _object(build_dir, library, source)
-                if source in library.kernel_gpu_srcs:
-                    if output in kernel_objects:
-                        continue
-                    kernel_objects.add(output)
+                if output in compiled:
+                    continue
+                compiled.add(output)
                 first.append(compiler.Step(
                     "nvcc " + source, tools.nvcc_command(library, source, output), output))
     return first + rest
