@@ -3,37 +3,16 @@ through `jax.ffi`, built from the same TensorFlow-free math as the op libraries.
 
 An FFI library links nothing of TensorFlow: its handlers include jaxlib's
 header-only FFI API (`@local_config_jax//:ffi_headers`) and the math headers.
-It is compiled with the op libraries' flags (third_party/tf/build_flags.bzl),
+It is compiled with the op libraries' flags (third_party/tf/library_copts.bzl),
 so the math it instantiates computes the same bits as the op library's.
 """
 
 load("@local_config_cuda//cuda:build_defs.bzl", "if_cuda")
-load("@local_config_tf//:build_defs.bzl", "TF_CXX_STANDARD", "TF_DEFINES")
-load(
-    "//third_party/tf:build_flags.bzl",
-    "NVCC_COPTS",
-    "NVCC_HOST_COPTS",
-    "JAX_FFI_LINKOPTS",
-    "TF_LINKOPTS",
-    "TF_MATH_COPTS",
-    "TF_OPT_COPTS",
-)
+load("//third_party/tf:build_flags.bzl", "JAX_FFI_LINKOPTS", "TF_LINKOPTS")
+load("//third_party/tf:library_copts.bzl", "host_copts", "nvcc_copts")
 load("//third_party/gpus:nvcc_compile.bzl", "cuda_objects_library")
 
 _FFI_HEADERS = "@local_config_jax//:ffi_headers"
-
-def _copts():
-    # The op libraries' flags (tensorflow.bzl), TensorFlow's defines included:
-    # they only fix the C++ ABI and Eigen's alignment, which the shared math
-    # objects must agree on.
-    return TF_DEFINES + ["-std=" + TF_CXX_STANDARD] + TF_OPT_COPTS + TF_MATH_COPTS
-
-def _nvcc_copts():
-    host = NVCC_HOST_COPTS + TF_MATH_COPTS
-    return ["-std=" + TF_CXX_STANDARD] + NVCC_COPTS + TF_DEFINES + [
-        "-Xcompiler=" + flag
-        for flag in host
-    ]
 
 def _version_script_impl(ctx):
     ctx.actions.write(ctx.outputs.out, "\n".join(
@@ -78,7 +57,7 @@ def jax_ffi_library(name, srcs, handlers, gpu_srcs = [], gpu_handlers = [], deps
             srcs = [s for s in gpu_srcs if s.endswith(".cc")],
             hdrs = [s for s in gpu_srcs if not s.endswith(".cc")],
             deps = deps + [_FFI_HEADERS],
-            copts = _nvcc_copts() + ["-Xcompiler=" + flag for flag in copts],
+            copts = nvcc_copts() + ["-Xcompiler=" + flag for flag in copts],
         )
         gpu_deps = [":" + base + "_gpu"]
     script = base + "_exports"
@@ -93,7 +72,7 @@ def jax_ffi_library(name, srcs, handlers, gpu_srcs = [], gpu_handlers = [], deps
         srcs = srcs,
         deps = deps + gpu_deps + [_FFI_HEADERS],
         additional_linker_inputs = [":" + script + ".lds"],
-        copts = _copts() + copts,
+        copts = host_copts() + copts,
         linkopts = linkopts + TF_LINKOPTS + JAX_FFI_LINKOPTS + [
             "-Wl,--version-script=$(location :%s.lds)" % script,
         ],

@@ -12,35 +12,14 @@ load(
     "NVCC_PATH",
     "if_cuda",
 )
-load(
-    "@local_config_tf//:build_defs.bzl",
-    "TF_CXX_STANDARD",
-    "TF_DEFINES",
-)
-load(
-    "//third_party/tf:build_flags.bzl",
-    "NVCC_COPTS",
-    "NVCC_HOST_COPTS",
-    "TF_LINKOPTS",
-    "TF_MATH_COPTS",
-    "TF_OPT_COPTS",
-    "XLA_SUFFIX",
-)
+load("//third_party/tf:build_flags.bzl", "TF_LINKOPTS", "XLA_SUFFIX")
+load("//third_party/tf:library_copts.bzl", "host_copts", "nvcc_copts")
 load("//third_party/gpus:nvcc_compile.bzl", "cuda_objects_library", "gencode_flags", "nvcc_objects")
 
 _TF_DEPS = [
     "@local_config_tf//:tf_header_lib",
     "@local_config_tf//:libtensorflow_framework",
 ]
-
-# The flags themselves are in build_flags.bzl, which the pip build
-# (tools/pip_build) reads too, so that the two builds cannot drift.
-_TF_MATH_COPTS = TF_MATH_COPTS
-
-def _tf_copts():
-    # A later -std wins over Bazel's default -std=c++0x (build_flags.bzl says
-    # why each flag).
-    return TF_DEFINES + ["-std=" + TF_CXX_STANDARD] + TF_OPT_COPTS + _TF_MATH_COPTS
 
 def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **kwargs):
     """A C++ test compiled with the op libraries' flags.
@@ -59,7 +38,7 @@ def tf_cc_test(name, srcs, deps, data = [], extra_copts = [], linkopts = [], **k
         srcs = srcs,
         deps = deps,
         data = data,
-        copts = _tf_copts() + extra_copts,
+        copts = host_copts() + extra_copts,
         linkopts = linkopts + TF_LINKOPTS,
         **kwargs
     )
@@ -86,7 +65,7 @@ def tf_cc_binary(name, srcs = [], deps = [], data = [], linkopts = [], **kwargs)
         srcs = srcs,
         deps = deps + _TF_DEPS + ["@local_config_tf//:libtensorflow_cc"],
         data = data,
-        copts = _tf_copts(),
+        copts = host_copts(),
         linkopts = linkopts + ["-lm"],
         **kwargs
     )
@@ -161,7 +140,7 @@ def tf_kernel_library(
         srcs = srcs or [],
         hdrs = hdrs or [],
         deps = (deps or []) + gpu_library,
-        copts = _tf_copts() + (copts or []),
+        copts = host_copts() + (copts or []),
         alwayslink = alwayslink,
         compatible_with = compatible_with,
         **kwargs
@@ -189,21 +168,12 @@ def _kernel_gpu_library(name, gpu_srcs, deps, testonly, tags, compatible_with):
         srcs = cuda_srcs,
         hdrs = headers,
         deps = deps,
-        copts = _nvcc_copts(),
+        copts = nvcc_copts(),
         testonly = testonly,
         tags = tags,
         compatible_with = compatible_with,
     )
     return name + "_gpu"
-
-def _nvcc_copts():
-    # TensorFlow's flags for its own .cu.cc files, and the host flags of the CPU
-    # part (build_flags.bzl says why each flag).
-    host = NVCC_HOST_COPTS + _TF_MATH_COPTS
-    return ["-std=" + TF_CXX_STANDARD] + NVCC_COPTS + TF_DEFINES + [
-        "-Xcompiler=" + flag
-        for flag in host
-    ]
 
 def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hdrs = [], **kwargs):
     """A library of GPU kernels (`*.cu.cc`), linked into a tf_custom_op_library.
@@ -235,7 +205,7 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
         srcs = compiled,
         hdrs = hdrs + [s for s in srcs if s not in compiled],
         deps = all_deps + ["@local_config_cuda//cuda:cuda_headers"],
-        copts = _nvcc_copts() + ["-Xcompiler=" + flag for flag in copts] + cuda_copts,
+        copts = nvcc_copts() + ["-Xcompiler=" + flag for flag in copts] + cuda_copts,
         gencode_flags = gencode_flags(CUDA_COMPUTE_CAPABILITIES),
         nvcc = NVCC_PATH or "nvcc",
         # Built only as a dependency under --config=cuda, never by `//...`.
@@ -250,7 +220,7 @@ def tf_gpu_kernel_library(name, srcs, copts = [], cuda_copts = [], deps = [], hd
         ),
         hdrs = hdrs,
         deps = all_deps + if_cuda(["//third_party/gpus:cudart_static"]),
-        copts = _tf_copts() + copts,
+        copts = host_copts() + copts,
         alwayslink = 1,
         **kwargs
     )
@@ -269,7 +239,7 @@ def _tf_xla_kernel_library(name, srcs, deps, copts):
             "@local_config_tf//:tf_xla_header_lib",
             "@local_config_tf//:libtensorflow_cc",
         ],
-        copts = _tf_copts() + copts,
+        copts = host_copts() + copts,
         alwayslink = 1,
         # Built only as part of the op library: as a target of its own in
         # `bazel build //...` it would also build a static archive nothing
@@ -321,7 +291,7 @@ def tf_custom_op_library(name, srcs = [], gpu_srcs = [], deps = [], copts = [], 
         name = name,
         srcs = srcs,
         deps = deps + gpu_deps + _TF_DEPS + ["@local_config_tf//:build_info"],
-        copts = _tf_copts() + copts,
+        copts = host_copts() + copts,
         linkopts = linkopts + TF_LINKOPTS,
         linkshared = 1,
         **kwargs

@@ -79,7 +79,8 @@ class Toolchain:
     cuda: Optional[Cuda]
     jaxlib: Dict[str, Any]           # find_jaxlib.describe_jaxlib()
 
-    # The macros' _tf_copts(): TensorFlow's defines, its -std, then the shared flags.
+    # The macros' host_copts() (third_party/tf/library_copts.bzl): TensorFlow's
+    # defines, its -std, then the shared flags.
     def tf_copts(self) -> List[str]:
         return (self.tensorflow["defines"] + ["-std=" + self.tensorflow["cxx_standard"]] +
                 self.constants["TF_OPT_COPTS"] + self.constants["TF_MATH_COPTS"])
