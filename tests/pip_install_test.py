@@ -6,8 +6,9 @@ One pip install (setUpClass; the compile is the cost, see docs/pip_build.md)
 of a read-only copy of the checkout (no bazel-* links, .venv or .git) into a
 fresh virtual environment that reuses the installed TensorFlow through a .pth
 file, with a `bazel` first on PATH that records any call and fails. Then
-tests/pip_install_probe.py runs once against the installed package and once
-against the Bazel-built library, and every result is compared byte for byte.
+tests/pip_install_probe.py runs against the installed package and, at the same
+time, against the Bazel-built library, and every result is compared byte for
+byte.
 
 Under `bazel test`, the copy and the build's objects (TENSORFLOW_OPS_BUILD_DIR)
 stay in the outer Bazel's output base, as tests/nested_bazel_cache.py keeps the
@@ -192,36 +193,71 @@ class PipInstallTest(unittest.TestCase):
         if log:
             with open(log, "w") as log_file:
                 log_file.write(cls.install.stdout + cls.install.stderr)
+        # Both probes at once: each is one process, mostly importing
+        # TensorFlow, and this test often runs last, alone on the machine.
+        cls.probes = {}
+        cls.facts = {}
+        if cls.install.returncode == 0:
+            cls._start_probe(cls.python, dict(_clean_env(), PROBE_ALL_PACKAGES="1"),
+                             "installed")
+        cls._start_probe(sys.executable,
+                         dict(_clean_env(), PYTHONPATH=_source_tree(),
+                              TENSORFLOW_OPS_LIBRARY_DIR=os.path.dirname(cls.reference)),
+                         "bazel")
 
     @classmethod
     def tearDownClass(cls):
+        for probe in cls.probes.values():  # a test that failed first left it
+            if probe.poll() is None:
+                probe.kill()
+            probe.wait()
         _set_writable(cls.checkout, True)
         shutil.rmtree(cls.work_dir)
         if cls.build_dir:
             cls.lock.close()
         super().tearDownClass()
 
-    def _probe(self, python: str, env: Dict[str, str], name: str) -> Dict:
-        """Runs the probe from a folder outside the checkout; returns its facts
-        and leaves its .npy files in <work_dir>/<name>."""
-        out_dir = os.path.join(self.work_dir, name)
+    @classmethod
+    def _start_probe(cls, python: str, env: Dict[str, str], name: str) -> None:
+        """Starts the probe from a folder outside the checkout; it leaves its
+        .npy files in <work_dir>/<name>."""
+        out_dir = os.path.join(cls.work_dir, name)
         os.makedirs(out_dir)
-        outside = tempfile.mkdtemp(dir=self.work_dir)
+        outside = tempfile.mkdtemp(dir=cls.work_dir)
         probe = shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                          "pip_install_probe.py"), outside)
-        result = subprocess.run([python, probe, out_dir], capture_output=True, text=True,
-                                timeout=_PROBE_SECONDS, check=False, env=env, cwd=outside)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        return json.loads(result.stdout.strip().splitlines()[-1])
+        # Its output goes to files, which never fill as a pipe nobody reads
+        # yet would.
+        with open(os.path.join(outside, "stdout"), "w") as stdout, \
+                open(os.path.join(outside, "stderr"), "w") as stderr:
+            cls.probes[name] = subprocess.Popen([python, probe, out_dir], stdout=stdout,
+                                                stderr=stderr, env=env, cwd=outside)
+
+    def _probe_facts(self, name: str) -> Dict:
+        """The facts the probe `name` printed, once it has ended."""
+        if name not in self.facts:
+            probe = self.probes[name]
+            ended = ""
+            try:
+                probe.wait(timeout=_PROBE_SECONDS)
+            except subprocess.TimeoutExpired:
+                probe.kill()
+                probe.wait()
+                ended = f" (killed after {_PROBE_SECONDS} s)"
+            outside = os.path.dirname(probe.args[1])
+            with open(os.path.join(outside, "stdout")) as stdout, \
+                    open(os.path.join(outside, "stderr")) as stderr:
+                printed, logged = stdout.read(), stderr.read()
+            self.assertEqual(probe.returncode, 0,
+                             f"the {name} probe{ended}: {printed}{logged}")
+            self.facts[name] = json.loads(printed.strip().splitlines()[-1])
+        return self.facts[name]
 
     def _installed_facts(self) -> Dict:
         """The probe's facts in the fresh environment (run once for all tests)."""
         self.assertEqual(self.install.returncode, 0,
                          self.install.stdout[-20000:] + self.install.stderr[-20000:])
-        if not hasattr(type(self), "installed_facts"):
-            env = dict(_clean_env(), PROBE_ALL_PACKAGES="1")
-            type(self).installed_facts = self._probe(self.python, env, "installed")
-        return self.installed_facts
+        return self._probe_facts("installed")
 
     def test_built_without_bazel_from_a_read_only_copy(self):
         self.assertEqual(self.install.returncode, 0,
@@ -260,9 +296,7 @@ class PipInstallTest(unittest.TestCase):
 
     def test_bits_equal_the_bazel_built_library(self):
         self._installed_facts()
-        env = dict(_clean_env(), PYTHONPATH=_source_tree(),
-                   TENSORFLOW_OPS_LIBRARY_DIR=os.path.dirname(self.reference))
-        reference = self._probe(sys.executable, env, "bazel")
+        reference = self._probe_facts("bazel")
         self.assertTrue(reference["package_file"].startswith(_source_tree()))
         installed = sorted(os.listdir(os.path.join(self.work_dir, "installed")))
         self.assertEqual(installed, sorted(os.listdir(os.path.join(self.work_dir, "bazel"))))
