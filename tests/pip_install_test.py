@@ -195,14 +195,21 @@ class PipInstallTest(unittest.TestCase):
                 log_file.write(cls.install.stdout + cls.install.stderr)
         # Both probes at once: each is one process, mostly importing
         # TensorFlow, and this test often runs last, alone on the machine.
+        # Where there is a GPU, neither may take most of its memory up front
+        # (TensorFlow's and JAX's default), or the other could not run.
         cls.probes = {}
         cls.facts = {}
+        cls.timed_out = set()
+        shared_gpu = dict(TF_FORCE_GPU_ALLOW_GROWTH="true",
+                          XLA_PYTHON_CLIENT_PREALLOCATE="false")
         if cls.install.returncode == 0:
-            cls._start_probe(cls.python, dict(_clean_env(), PROBE_ALL_PACKAGES="1"),
+            cls._start_probe(cls.python,
+                             dict(_clean_env(), PROBE_ALL_PACKAGES="1", **shared_gpu),
                              "installed")
         cls._start_probe(sys.executable,
                          dict(_clean_env(), PYTHONPATH=_source_tree(),
-                              TENSORFLOW_OPS_LIBRARY_DIR=os.path.dirname(cls.reference)),
+                              TENSORFLOW_OPS_LIBRARY_DIR=os.path.dirname(cls.reference),
+                              **shared_gpu),
                          "bazel")
 
     @classmethod
@@ -237,13 +244,13 @@ class PipInstallTest(unittest.TestCase):
         """The facts the probe `name` printed, once it has ended."""
         if name not in self.facts:
             probe = self.probes[name]
-            ended = ""
             try:
                 probe.wait(timeout=_PROBE_SECONDS)
             except subprocess.TimeoutExpired:
                 probe.kill()
                 probe.wait()
-                ended = f" (killed after {_PROBE_SECONDS} s)"
+                self.timed_out.add(name)  # for the tests after this one too
+            ended = f" (killed after {_PROBE_SECONDS} s)" if name in self.timed_out else ""
             outside = os.path.dirname(probe.args[1])
             with open(os.path.join(outside, "stdout")) as stdout, \
                     open(os.path.join(outside, "stderr")) as stderr:
