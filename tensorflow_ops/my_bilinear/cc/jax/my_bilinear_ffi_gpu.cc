@@ -1,6 +1,6 @@
 // MyBilinear and MyBilinearGrad as XLA FFI handlers on CUDA, for JAX: the
-// TensorFlow GPU kernels' launches (bilinear_gpu_launchers.h, compiled by nvcc
-// for this library from cc/math/instances/gpu_launchers.cu.cc) on XLA's stream.
+// TensorFlow GPU kernels' launches (bilinear_gpu_launchers.h, compiled once by
+// nvcc in cc/math/instances/gpu_launchers.cu.cc) on XLA's stream.
 //
 // Host code: under --config=cuda the host compiler builds it (through nvcc, as
 // C++) with GOOGLE_CUDA, so nvcc never reads XLA's FFI headers

@@ -4,10 +4,10 @@
 // (cc/kernels/my_bilinear_gpu_functors.cc) and the JAX FFI CUDA handlers
 // (cc/jax/my_bilinear_ffi_gpu.cc) call.
 //
-// TensorFlow-free, and host code only: nvcc compiles the kernels (once for each
-// library) without TensorFlow's or XLA's headers, and the host compiler compiles the
-// callers, which include this, without CUDA's device pass
-// (docs/gpu.md#how-the-gpu-kernels-build).
+// TensorFlow-free, and host code only: nvcc compiles the kernels once (the
+// gpu_srcs of :bilinear_math_instances), without TensorFlow's or XLA's headers,
+// and the host compiler compiles the callers, which include this, without CUDA's
+// device pass (docs/gpu.md#how-the-gpu-kernels-build).
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_LAUNCHERS_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_MATH_BILINEAR_GPU_LAUNCHERS_H_
 
