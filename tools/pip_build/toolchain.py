@@ -144,15 +144,14 @@ class Toolchain:
         jax_ffi_library (which links no TensorFlow and exports only its
         handlers, through the version script `output`.lds)."""
         tf = self.tensorflow
-        # //third_party/gpus:cudart_static, which the library's own gpu_srcs
-        # and its tf_kernel_library deps' <name>_gpu link.
-        uses_cuda = self.cuda is not None and bool(library.gpu_srcs or
-                                                   library.kernel_gpu_srcs)
+        # //third_party/gpus:cudart_static and its linkopts, which the
+        # library's own gpu_srcs and its tf_kernel_library deps' <name>_gpu link.
+        cudart = []
+        if self.cuda is not None and (library.gpu_srcs or library.kernel_gpu_srcs):
+            cudart = [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
+                      "-ldl", "-lpthread", "-lrt"]
         if library.is_jax_ffi:
-            libs = ["-Wl,--version-script=" + output + ".lds"]
-            if uses_cuda:
-                libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
-                         "-ldl", "-lpthread", "-lrt"]
+            libs = ["-Wl,--version-script=" + output + ".lds"] + cudart
             return (self.cxx + ["-shared", "-o", output] + objects + libs +
                     library.linkopts + self.constants["TF_LINKOPTS"] +
                     self.constants["JAX_FFI_LINKOPTS"])
@@ -163,10 +162,7 @@ class Toolchain:
                                   "has no libtensorflow_cc")
             libs.append("-l:" + tf["cc_lib"])
         libs.append("-l:" + tf["framework_lib"])
-        if uses_cuda:
-            # //third_party/gpus:cudart_static and its linkopts.
-            libs += [os.path.join(self.cuda.toolkit, "lib64", "libcudart_static.a"),
-                     "-ldl", "-lpthread", "-lrt"]
+        libs += cudart
         return (self.cxx + ["-shared", "-o", output] + objects + libs +
                 library.linkopts + self.constants["TF_LINKOPTS"])
 
