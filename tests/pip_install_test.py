@@ -195,21 +195,15 @@ class PipInstallTest(unittest.TestCase):
                 log_file.write(cls.install.stdout + cls.install.stderr)
         # Both probes at once: each is one process, mostly importing
         # TensorFlow, and this test often runs last, alone on the machine.
-        # Where there is a GPU, neither may take most of its memory up front
-        # (TensorFlow's and JAX's default), or the other could not run.
         cls.probes = {}
         cls.facts = {}
         cls.timed_out = set()
-        shared_gpu = dict(TF_FORCE_GPU_ALLOW_GROWTH="true",
-                          XLA_PYTHON_CLIENT_PREALLOCATE="false")
         if cls.install.returncode == 0:
-            cls._start_probe(cls.python,
-                             dict(_clean_env(), PROBE_ALL_PACKAGES="1", **shared_gpu),
+            cls._start_probe(cls.python, dict(_clean_env(), PROBE_ALL_PACKAGES="1"),
                              "installed")
         cls._start_probe(sys.executable,
                          dict(_clean_env(), PYTHONPATH=_source_tree(),
-                              TENSORFLOW_OPS_LIBRARY_DIR=os.path.dirname(cls.reference),
-                              **shared_gpu),
+                              TENSORFLOW_OPS_LIBRARY_DIR=os.path.dirname(cls.reference)),
                          "bazel")
 
     @classmethod
@@ -233,6 +227,11 @@ class PipInstallTest(unittest.TestCase):
         outside = tempfile.mkdtemp(dir=cls.work_dir)
         probe = shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                          "pip_install_probe.py"), outside)
+        # The probes run side by side: where there is a GPU, neither may take
+        # most of its memory up front (TensorFlow's and JAX's default), or the
+        # other could not run.
+        env = dict(env, TF_FORCE_GPU_ALLOW_GROWTH="true",
+                   XLA_PYTHON_CLIENT_PREALLOCATE="false")
         # Its output goes to files, which never fill as a pipe nobody reads
         # yet would.
         with open(os.path.join(outside, "stdout"), "w") as stdout, \
