@@ -2,9 +2,9 @@
 // 16-bit and integer images, and float images into 16-bit output, give the bits
 // of the same values resized as float, then rounded to the output type.
 //
-// Apart from bilinear_math_test.cc, whose checks are in float and double, so
-// that each of the two compiles (the longest of the sanitizer builds) takes
-// half as long and the two cores share them.
+// Apart from bilinear_math_test.cc, which resizes float and double, because
+// under the sanitizers their one file was the longest compile: as two, the
+// two cores share it (docs/testing.md#fuzzing-and-sanitizers).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>

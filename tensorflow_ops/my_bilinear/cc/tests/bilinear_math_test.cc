@@ -9,6 +9,9 @@
 //  - nothing is read or written out of bounds: inputs sit between NaN guards
 //    (a stray read turns an output into NaN, even with weight 0) and outputs
 //    between canaries that must survive.
+//  - the rules that choose 512-bit vectors and the direct path give the
+//    choices that were measured faster.
+// 16-bit and integer images are checked in bilinear_converted_images_test.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
