@@ -37,8 +37,9 @@ class TargetsTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.root)
         open(os.path.join(self.root, "WORKSPACE"), "w").close()
         os.makedirs(os.path.join(self.root, "third_party", "tf"))
-        shutil.copy(os.path.join(WORKSPACE, "third_party", "tf", "tensorflow.bzl"),
-                    os.path.join(self.root, "third_party", "tf"))
+        for bzl in ("tensorflow.bzl", "library_copts.bzl"):
+            shutil.copy(os.path.join(WORKSPACE, "third_party", "tf", bzl),
+                        os.path.join(self.root, "third_party", "tf"))
         self.package = os.path.join(self.root, "tensorflow_ops", "newop")
         os.makedirs(os.path.join(self.package, "sub"))
         for name in ("a.cc", "b.cxx", "x.h", "sub/BUILD", "sub/c.cc"):
@@ -119,6 +120,30 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual([s.label for s in steps if s.label.startswith("nvcc ")],
                          ["nvcc " + source for source in library.gpu_srcs])
         self.assertTrue(all(step.depfile for step in steps))
+
+    def test_flags_come_from_the_macros_library_copts(self):
+        # The pip build runs library_copts.bzl's host_copts() and nvcc_copts(),
+        # so a flag added there reaches its command lines as it reaches Bazel's.
+        path = os.path.join(self.root, toolchain.LIBRARY_COPTS_BZL)
+        with open(path) as bzl:
+            text = bzl.read()
+        for old, new in (("    return TF_DEFINES + ", '    return ["-DHOST"] + TF_DEFINES + '),
+                         ('    return ["-std=" + TF_CXX_STANDARD] + NVCC_COPTS',
+                          '    return ["-DNVCC", "-std=" + TF_CXX_STANDARD] + NVCC_COPTS')):
+            self.assertEqual(text.count(old), 1, old)
+            text = text.replace(old, new)
+        with open(path, "w") as bzl:
+            bzl.write(text)
+        open(os.path.join(self.package, "k.cu.cc"), "w").close()
+        (library,) = self._libraries(
+            'tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], gpu_srcs = ["k.cu.cc"])')
+        tools = self._cuda_toolchain()
+        host = tools.compile_command(library, library.srcs[0], "a.o")
+        nvcc = tools.nvcc_command(library, library.gpu_srcs[0], "k.o")
+        self.assertIn("-DHOST", host)
+        self.assertNotIn("-DNVCC", host)
+        self.assertIn("-DNVCC", nvcc)
+        self.assertNotIn("-DHOST", nvcc)
 
     def test_kernel_library_cuda_sources_compile_once_for_every_library(self):
         # As tf_kernel_library's <name>_gpu (tensorflow.bzl): one nvcc object,

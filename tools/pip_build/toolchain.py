@@ -1,10 +1,12 @@
 """The compiler command lines of the pip build: the Bazel macros' flags, without Bazel.
 
-Flags come from two places only, the ones the Bazel build reads:
+Flags come from the places the Bazel build reads them:
   - the installed TensorFlow, through third_party/tf/find_tensorflow.py (the
     script the tf_configure repository rule runs; it asks tf.sysconfig for the
     include and library folders, the defines and the C++ standard);
-  - third_party/tf/build_flags.bzl, which the macros in tensorflow.bzl load.
+  - third_party/tf/build_flags.bzl, the flags themselves;
+  - third_party/tf/library_copts.bzl, whose host_copts() and nvcc_copts() put
+    them in order for the macros, run here as Python with the same values.
 The one flag set here is Bazel's --compilation_mode=opt (.bazelrc), which Bazel's
 C++ toolchain turns into -DNDEBUG (and -O2, which the macros' flags repeat).
 """
@@ -21,6 +23,7 @@ from tools import build_file_reader
 from tools.pip_build.targets import OpLibrary, TargetError
 
 BUILD_FLAGS_BZL = os.path.join("third_party", "tf", "build_flags.bzl")
+LIBRARY_COPTS_BZL = os.path.join("third_party", "tf", "library_copts.bzl")
 _FIND_TENSORFLOW = os.path.join("third_party", "tf", "find_tensorflow.py")
 _FIND_JAXLIB = os.path.join("third_party", "jax", "find_jaxlib.py")
 _NVCC_COMPILE_BZL = os.path.join("third_party", "gpus", "nvcc_compile.bzl")
@@ -41,9 +44,12 @@ def load_module(root: str, relative_path: str) -> ModuleType:
     return module
 
 
-def _bzl_function(root: str, relative_path: str, name: str):
-    """A plain function of a .bzl file that also declares rules (nvcc_compile.bzl's
-    gencode_flags), run as Python, as tests/configure_cuda_test.py runs it."""
+def _bzl_function(root: str, relative_path: str, name: str,
+                  loaded: Optional[Dict[str, Any]] = None):
+    """A plain function of a .bzl file that also declares rules or loads
+    (nvcc_compile.bzl's gencode_flags, library_copts.bzl's host_copts), run as
+    Python, as tests/configure_cuda_test.py runs it; `loaded` gives the names
+    that the file's load() statements would."""
     import ast  # pylint: disable=g-import-not-at-top
     path = os.path.join(root, relative_path)
     with open(path) as bzl:
@@ -53,7 +59,7 @@ def _bzl_function(root: str, relative_path: str, name: str):
     def fail(message: str):
         raise TargetError(message)
 
-    scope: Dict[str, Any] = {"fail": fail}
+    scope: Dict[str, Any] = dict(loaded or {}, fail=fail)
     exec(compile(ast.Module(body=[node], type_ignores=[]), path, "exec"),  # pylint: disable=exec-used
          scope)
     return scope[name]
@@ -79,11 +85,17 @@ class Toolchain:
     cuda: Optional[Cuda]
     jaxlib: Dict[str, Any]           # find_jaxlib.describe_jaxlib()
 
-    # The macros' host_copts() (third_party/tf/library_copts.bzl): TensorFlow's
-    # defines, its -std, then the shared flags.
+    def _library_copts(self, function: str) -> List[str]:
+        """library_copts.bzl's `function`, given what its load()s give Bazel:
+        build_flags.bzl's constants, and TensorFlow's defines and C++ standard
+        (@local_config_tf//:build_defs.bzl, written from find_tensorflow.py)."""
+        loaded = dict(self.constants, TF_DEFINES=self.tensorflow["defines"],
+                      TF_CXX_STANDARD=self.tensorflow["cxx_standard"])
+        return _bzl_function(self.root, LIBRARY_COPTS_BZL, function, loaded)()
+
     def tf_copts(self) -> List[str]:
-        return (self.tensorflow["defines"] + ["-std=" + self.tensorflow["cxx_standard"]] +
-                self.constants["TF_OPT_COPTS"] + self.constants["TF_MATH_COPTS"])
+        """The macros' flags of a C++ source (host_copts())."""
+        return self._library_copts("host_copts")
 
     def _system_includes(self, library: OpLibrary) -> List[str]:
         """TensorFlow's headers (tf_header_lib's `includes`); for a JAX FFI
@@ -122,10 +134,8 @@ class Toolchain:
         it: a .cu.cc as CUDA for the chosen GPUs, a host .cc as C++; those of a
         tf_kernel_library (kernel_gpu_srcs) without the library's copts."""
         assert self.cuda is not None
-        host = self.constants["NVCC_HOST_COPTS"] + self.constants["TF_MATH_COPTS"]
         library_copts = [] if source in library.kernel_gpu_srcs else library.copts
-        copts = (["-std=" + self.tensorflow["cxx_standard"]] + self.constants["NVCC_COPTS"] +
-                 self.tensorflow["defines"] + ["-Xcompiler=" + f for f in host] +
+        copts = (self._library_copts("nvcc_copts") +
                  ["-Xcompiler=" + f for f in library_copts])
         includes = (["-I", self.root] + library.dep_flags + self._system_includes(library) +
                     ["-isystem", os.path.join(self.cuda.toolkit, "include")])
