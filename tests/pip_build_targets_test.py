@@ -121,29 +121,52 @@ class TargetsTest(unittest.TestCase):
                          ["nvcc " + source for source in library.gpu_srcs])
         self.assertTrue(all(step.depfile for step in steps))
 
-    def test_flags_come_from_the_macros_library_copts(self):
-        # The pip build runs library_copts.bzl's host_copts() and nvcc_copts(),
-        # so a flag added there reaches its command lines as it reaches Bazel's.
+    def _edit_library_copts(self, *replacements) -> None:
+        """Rewrites this workspace's library_copts.bzl, each text found once."""
         path = os.path.join(self.root, toolchain.LIBRARY_COPTS_BZL)
         with open(path) as bzl:
             text = bzl.read()
-        for old, new in (("    return TF_DEFINES + ", '    return ["-DHOST"] + TF_DEFINES + '),
-                         ('    return ["-std=" + TF_CXX_STANDARD] + NVCC_COPTS',
-                          '    return ["-DNVCC", "-std=" + TF_CXX_STANDARD] + NVCC_COPTS')):
+        for old, new in replacements:
             self.assertEqual(text.count(old), 1, old)
             text = text.replace(old, new)
         with open(path, "w") as bzl:
             bzl.write(text)
+
+    def _gpu_library(self):
         open(os.path.join(self.package, "k.cu.cc"), "w").close()
         (library,) = self._libraries(
             'tf_custom_op_library(name = "newop.so", srcs = ["a.cc"], gpu_srcs = ["k.cu.cc"])')
-        tools = self._cuda_toolchain()
+        return library
+
+    def test_flags_come_from_the_macros_library_copts(self):
+        # The pip build runs library_copts.bzl's host_copts() and nvcc_copts(),
+        # so a flag added there reaches its command lines as it reaches Bazel's,
+        # in the same place, and TensorFlow's defines with it.
+        self._edit_library_copts(
+            ("    return TF_DEFINES + ", '    return ["-DHOST"] + TF_DEFINES + '),
+            ('    return ["-std=" + TF_CXX_STANDARD] + NVCC_COPTS',
+             '    return ["-DNVCC", "-std=" + TF_CXX_STANDARD] + NVCC_COPTS'))
+        library = self._gpu_library()
+        tools = dataclasses.replace(self._cuda_toolchain(), tensorflow={
+            "cxx_standard": "c++17", "defines": ["-DTF_ABI=1"], "include_dir": "/tf"})
         host = tools.compile_command(library, library.srcs[0], "a.o")
         nvcc = tools.nvcc_command(library, library.gpu_srcs[0], "k.o")
-        self.assertIn("-DHOST", host)
+        start = host.index("-DHOST")
+        self.assertEqual(host[start:start + 3], ["-DHOST", "-DTF_ABI=1", "-std=c++17"])
         self.assertNotIn("-DNVCC", host)
-        self.assertIn("-DNVCC", nvcc)
+        start = nvcc.index("-DNVCC")
+        self.assertEqual(nvcc[start:start + 2], ["-DNVCC", "-std=c++17"])
+        self.assertIn("-DTF_ABI=1", nvcc)
         self.assertNotIn("-DHOST", nvcc)
+
+    def test_a_name_the_pip_build_does_not_give_is_refused(self):
+        # library_copts.bzl's functions run alone, with the names of
+        # build_flags.bzl and build_defs.bzl: any other fails, naming them.
+        self._edit_library_copts(
+            ("    return TF_DEFINES + ", "    return TF_UNKNOWN + TF_DEFINES + "))
+        library = self._gpu_library()
+        with self.assertRaisesRegex(targets.TargetError, r"host_copts\(\) .*TF_UNKNOWN"):
+            self._cuda_toolchain().compile_command(library, library.srcs[0], "a.o")
 
     def test_kernel_library_cuda_sources_compile_once_for_every_library(self):
         # As tf_kernel_library's <name>_gpu (tensorflow.bzl): one nvcc object,

@@ -3,9 +3,9 @@
 tensorflow.bzl (op libraries, GPU kernels, C++ tests) and jax.bzl (FFI
 libraries) compile the same math, which must give the same bits in both, so
 they take their command lines from here. The flags themselves are in
-build_flags.bzl. The pip build (tools/pip_build/toolchain.py) runs these
-functions as Python, so keep them plain: no calls but list and string
-operations on the loaded names.
+build_flags.bzl. The pip build (tools/pip_build/toolchain.py) runs these two
+functions as Python, alone, so keep them plain: list and string operations
+on the loaded names only, no top-level helpers or constants.
 """
 
 load("@local_config_tf//:build_defs.bzl", "TF_CXX_STANDARD", "TF_DEFINES")

@@ -11,6 +11,7 @@ The one flag set here is Bazel's --compilation_mode=opt (.bazelrc), which Bazel'
 C++ toolchain turns into -DNDEBUG (and -O2, which the macros' flags repeat).
 """
 
+import copy
 import dataclasses
 import importlib.util
 import os
@@ -32,6 +33,16 @@ _NVCC_COMPILE_BZL = os.path.join("third_party", "gpus", "nvcc_compile.bzl")
 COMPILATION_MODE_OPT = ["-DNDEBUG"]
 # Bazel compiles the objects of a shared library position-independent.
 PIC = ["-fPIC"]
+# The names of @local_config_tf//:build_defs.bzl, which tf_configure.bzl writes
+# from find_tensorflow.py's description: name -> that description's key.
+_BUILD_DEFS = {
+    "TF_VERSION": "version",
+    "TF_DEFINES": "defines",
+    "TF_CXX_STANDARD": "cxx_standard",
+    "TF_CXX11_ABI": "cxx11_abi",
+    "TF_IS_CUDA_BUILD": "is_cuda_build",
+    "PYTHON_BIN_PATH": "python",
+}
 
 
 def load_module(root: str, relative_path: str) -> ModuleType:
@@ -54,7 +65,10 @@ def _bzl_function(root: str, relative_path: str, name: str,
     path = os.path.join(root, relative_path)
     with open(path) as bzl:
         tree = ast.parse(bzl.read(), filename=path)
-    (node,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    nodes = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    if len(nodes) != 1:
+        raise TargetError(f"{path}: expected one function {name}(), found {len(nodes)}")
+    (node,) = nodes
 
     def fail(message: str):
         raise TargetError(message)
@@ -87,11 +101,18 @@ class Toolchain:
 
     def _library_copts(self, function: str) -> List[str]:
         """library_copts.bzl's `function`, given what its load()s give Bazel:
-        build_flags.bzl's constants, and TensorFlow's defines and C++ standard
-        (@local_config_tf//:build_defs.bzl, written from find_tensorflow.py)."""
-        loaded = dict(self.constants, TF_DEFINES=self.tensorflow["defines"],
-                      TF_CXX_STANDARD=self.tensorflow["cxx_standard"])
-        return _bzl_function(self.root, LIBRARY_COPTS_BZL, function, loaded)()
+        build_flags.bzl's constants and @local_config_tf//:build_defs.bzl's
+        facts. Copies, as Bazel's loaded values are frozen: nothing the
+        function does changes them for the next call."""
+        loaded = copy.deepcopy(self.constants)
+        loaded.update({name: copy.deepcopy(self.tensorflow[key])
+                       for name, key in _BUILD_DEFS.items() if key in self.tensorflow})
+        try:
+            return _bzl_function(self.root, LIBRARY_COPTS_BZL, function, loaded)()
+        except NameError as error:
+            raise TargetError(f"{LIBRARY_COPTS_BZL}: {function}() {error}: the pip build "
+                              "runs only that function, with the names of build_flags.bzl "
+                              "and build_defs.bzl (tools/pip_build/toolchain.py)") from error
 
     def tf_copts(self) -> List[str]:
         """The macros' flags of a C++ source (host_copts())."""
