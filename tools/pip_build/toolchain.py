@@ -98,21 +98,29 @@ class Toolchain:
     xla_include_dir: Optional[str]   # the xla_third_party folder, once made
     cuda: Optional[Cuda]
     jaxlib: Dict[str, Any]           # find_jaxlib.describe_jaxlib()
+    # What each library_copts.bzl function returned: the file is read and run
+    # once per build, not once per command.
+    _library_copts_results: Dict[str, List[str]] = dataclasses.field(
+        default_factory=dict, init=False, repr=False)
 
     def _library_copts(self, function: str) -> List[str]:
         """library_copts.bzl's `function`, given what its load()s give Bazel:
         build_flags.bzl's constants and @local_config_tf//:build_defs.bzl's
-        facts. Copies, as Bazel's loaded values are frozen: nothing the
-        function does changes them for the next call."""
-        loaded = copy.deepcopy(self.constants)
-        loaded.update({name: copy.deepcopy(self.tensorflow[key])
-                       for name, key in _BUILD_DEFS.items() if key in self.tensorflow})
-        try:
-            return _bzl_function(self.root, LIBRARY_COPTS_BZL, function, loaded)()
-        except NameError as error:
-            raise TargetError(f"{LIBRARY_COPTS_BZL}: {function}() {error}: the pip build "
-                              "runs only that function, with the names of build_flags.bzl "
-                              "and build_defs.bzl (tools/pip_build/toolchain.py)") from error
+        facts, as copies (Bazel's loaded values are frozen, so nothing the
+        function does may change them)."""
+        if function not in self._library_copts_results:
+            loaded = copy.deepcopy(self.constants)
+            loaded.update({name: copy.deepcopy(self.tensorflow[key])
+                           for name, key in _BUILD_DEFS.items() if key in self.tensorflow})
+            try:
+                self._library_copts_results[function] = _bzl_function(
+                    self.root, LIBRARY_COPTS_BZL, function, loaded)()
+            except NameError as error:
+                raise TargetError(
+                    f"{LIBRARY_COPTS_BZL}: {function}() {error}: the pip build runs only "
+                    "that function, with the names of build_flags.bzl and build_defs.bzl "
+                    "(tools/pip_build/toolchain.py)") from error
+        return list(self._library_copts_results[function])
 
     def tf_copts(self) -> List[str]:
         """The macros' flags of a C++ source (host_copts())."""
