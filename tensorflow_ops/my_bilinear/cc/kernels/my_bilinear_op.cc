@@ -29,7 +29,8 @@ TF_CALL_int64(MY_BILINEAR_REGISTER_CPU_FOR_IMAGES);
 }  // namespace tensorflow_ops
 
 // The CPU path of this process's kernels, for diagnosis and tests (through
-// ctypes): 0 baseline x86-64, 1 AVX2/FMA/F16C, 2 AVX-512 for 16-bit types.
+// ctypes): 0 baseline x86-64, 1 AVX2/FMA/F16C, 2 AVX-512 (taken by the forward
+// passes of 16-bit types and the bfloat16 gradient).
 extern "C" __attribute__((visibility("default"))) int
 TensorflowOpsMyBilinearCpuPath() {
   return static_cast<int>(tensorflow_ops::bilinear::WidestCpuPath());

@@ -32,6 +32,12 @@ constexpr bool kIsSixteenBit =
 template <typename T, typename OutT>
 constexpr bool kHasAvx512Path = kIsSixteenBit<T> || kIsSixteenBit<OutT>;
 
+// Whether the gradient of T has an AVX-512 path: bfloat16's, whose
+// conversions gain from it; half's gained nothing over F16C on AVX2
+// (docs/cpu_performance.md#gradientavx512forbfloat16).
+template <typename T>
+constexpr bool kHasGradAvx512Path = std::is_same<T, Bfloat16>::value;
+
 // Runs each of ResizeRows' row paths inlined into a function of its own,
 // compiled for kPath: ResizeRows' runner in ResizeRowsOnPath.
 template <CpuPath kPath>
@@ -56,14 +62,14 @@ void ResizeRowsOnBestPath(const ResizeGeometry& g, const T* images,
                           int64_t begin_row, int64_t end_row, OutT* output,
                           OutputStores stores);
 
-// ResizeGradRows on the widest path of this CPU, AVX-512 for half and
-// bfloat16 only.
+// ResizeGradRows on the widest path of this CPU, AVX-512 where
+// kHasGradAvx512Path.
 template <typename T>
 void ResizeGradRowsOnBestPath(const ResizeGeometry& g, const T* grads,
                               int64_t begin_row, int64_t end_row, T* images_grad) {
 #if BILINEAR_HAS_AVX2_PATH
-  const CpuPath path = BestCpuPath<kIsSixteenBit<T>>();
-  if constexpr (kIsSixteenBit<T>) {
+  const CpuPath path = BestCpuPath<kHasGradAvx512Path<T>>();
+  if constexpr (kHasGradAvx512Path<T>) {
     if (path == CpuPath::kAvx512) {
       return ResizeGradRowsOnPath<CpuPath::kAvx512>(g, grads, begin_row, end_row,
                                                     images_grad);

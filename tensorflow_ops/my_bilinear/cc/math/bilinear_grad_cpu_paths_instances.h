@@ -32,8 +32,8 @@ void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
 }  // namespace bilinear
 }  // namespace tensorflow_ops
 
-// ResizeGradRowsOnPath of T on `path` (kBaseline, kAvx2 or kAvx512). Used at
-// global scope.
+// ResizeGradRowsOnPath of T on `path` (kBaseline, kAvx2, or kAvx512 where
+// kHasGradAvx512Path). Used at global scope.
 #define BILINEAR_RESIZE_GRAD_ON_PATH(path, T)                                 \
   template void ::tensorflow_ops::bilinear::ResizeGradRowsOnPath<             \
       ::tensorflow_ops::bilinear::CpuPath::path, T>(                          \

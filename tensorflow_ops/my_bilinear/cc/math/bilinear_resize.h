@@ -111,7 +111,7 @@ bool ConvertsSpans(const ResizeGeometry& g) {
 // many channels are left over after 8-wide vectors (C % 8 of 4 to 7), by type
 // and by path ("up-sampled": the height); the rule keeps AVX2 where it
 // measured faster (docs/cpu_performance.md#forwardgainsfromavx512). The
-// gradient measured no such loss and keeps AVX-512 everywhere.
+// gradient takes AVX-512 for bfloat16 only (kHasGradAvx512Path).
 template <typename T, typename OutT>
 bool ForwardGainsFromAvx512(const ResizeGeometry& g) {
   if (IsUnrolledChannelCount(g.channels)) return true;

@@ -44,8 +44,8 @@ void ResizeAll(const ResizeGeometry& g) {
 }
 
 // The gradient on every path the kernels may take here: the AVX2 one (or the
-// baseline one, on a CPU without AVX2), and for half and bfloat16 the AVX-512
-// one where the CPU has it.
+// baseline one, on a CPU without AVX2), and for bfloat16 the AVX-512 one where
+// the CPU has it.
 template <typename T>
 void ResizeGradAll(const ResizeGeometry& g) {
   std::vector<T> grads(g.batch * g.out_height * g.out_width * g.channels, T(1.0f));
@@ -58,7 +58,7 @@ void ResizeGradAll(const ResizeGeometry& g) {
     ResizeGradRowsOnPath<CpuPath::kBaseline>(g, grads.data(), 0, rows,
                                              images_grad.data());
   }
-  if constexpr (kIsSixteenBit<T>) {
+  if constexpr (kHasGradAvx512Path<T>) {
     if (BestCpuPath</*kAllowAvx512=*/true>() == CpuPath::kAvx512) {
       ResizeGradRowsOnPath<CpuPath::kAvx512>(g, grads.data(), 0, rows,
                                              images_grad.data());
