@@ -4,7 +4,8 @@
 // every machine that runs TensorFlow; where the CPU has AVX2, FMA and F16C the
 // kernels run the math from functions compiled for them (RunOnPath and
 // BestCpuPath, below), and the 16-bit conversions use F16C; where it also has
-// AVX-512, the kernels of 16-bit types run from functions compiled for it.
+// AVX-512, the forward kernels of 16-bit types and the bfloat16 gradient run
+// from functions compiled for it.
 // Results are the same bits on every path, but for the sign and payload of
 // NaNs.
 // TENSORFLOW_OPS_CPU_PATH=baseline or =avx2 (any case) narrows the path (the
@@ -123,9 +124,10 @@ void RunOnPath(const Fn& fn) {
 
 // The widest path this CPU supports for a kernel: AVX-512 only with
 // kAllowAvx512 and `avx512_pays`. The kernels ask for it where it measured
-// faster (16-bit types, whose conversions dominate), not for float32, whose
-// kernels are bound by memory and measured slower with it; `avx512_pays`
-// chooses it per call (see ForwardGainsFromAvx512 in bilinear_resize.h).
+// faster (the forward kernels of 16-bit types, whose conversions dominate, and
+// the bfloat16 gradient), not for float32, whose kernels are bound by memory
+// and measured slower with it; `avx512_pays` chooses it per call (see
+// ForwardGainsFromAvx512 in bilinear_resize.h).
 template <bool kAllowAvx512 = false>
 CpuPath BestCpuPath(bool avx512_pays = true) {
   const CpuPath path = WidestCpuPath();

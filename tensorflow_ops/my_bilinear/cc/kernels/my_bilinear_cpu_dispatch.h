@@ -4,8 +4,9 @@
 // The library is built for baseline x86-64, so it loads on every machine that
 // runs TensorFlow. Where the CPU has AVX2, FMA and F16C, the math runs from
 // functions compiled for them (flatten inlines all of it there), which gives
-// 256-bit vectors and F16C half conversions; kernels of half and bfloat16 run
-// from ones compiled for AVX-512 where the CPU has it. -ffp-contract=off (from
+// 256-bit vectors and F16C half conversions; the forward kernels of half and
+// bfloat16, and the bfloat16 gradient, run from ones compiled for AVX-512 where
+// the CPU has it. -ffp-contract=off (from
 // the build macros) keeps FMA out of the arithmetic, so every path gives the
 // same bits (NaNs aside: their sign and payload may differ). Those functions,
 // and the choice among them, are the TensorFlow-free bilinear_cpu_paths.h.

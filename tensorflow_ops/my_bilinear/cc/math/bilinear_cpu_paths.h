@@ -32,8 +32,8 @@ constexpr bool kIsSixteenBit =
 template <typename T, typename OutT>
 constexpr bool kHasAvx512Path = kIsSixteenBit<T> || kIsSixteenBit<OutT>;
 
-// Whether the gradient of T has an AVX-512 path: bfloat16's, whose
-// conversions gain from it; half's gained nothing over F16C on AVX2
+// Whether the gradient of T has an AVX-512 path: bfloat16's, which measured
+// as fast or faster with it; half's measured no faster than with F16C on AVX2
 // (docs/cpu_performance.md#gradientavx512forbfloat16).
 template <typename T>
 constexpr bool kHasGradAvx512Path = std::is_same<T, Bfloat16>::value;

@@ -33,8 +33,13 @@ void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
 }  // namespace tensorflow_ops
 
 // ResizeGradRowsOnPath of T on `path` (kBaseline, kAvx2, or kAvx512 where
-// kHasGradAvx512Path). Used at global scope.
+// kHasGradAvx512Path: an AVX-512 instance that ResizeGradRowsOnBestPath never
+// calls does not compile). Used at global scope.
 #define BILINEAR_RESIZE_GRAD_ON_PATH(path, T)                                 \
+  static_assert(::tensorflow_ops::bilinear::CpuPath::path !=                  \
+                        ::tensorflow_ops::bilinear::CpuPath::kAvx512 ||       \
+                    ::tensorflow_ops::bilinear::kHasGradAvx512Path<T>,        \
+                "the gradient of this type has no AVX-512 path");             \
   template void ::tensorflow_ops::bilinear::ResizeGradRowsOnPath<             \
       ::tensorflow_ops::bilinear::CpuPath::path, T>(                          \
       const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t,  \

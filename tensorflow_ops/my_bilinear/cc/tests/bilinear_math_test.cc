@@ -21,6 +21,7 @@
 #include <random>
 #include <vector>
 
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_resize_grad.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
@@ -367,6 +368,15 @@ BILINEAR_TEST(ForwardAvx512Rule) {
              static_cast<long long>(channels), up_sampled);
     }
   }
+}
+
+// The gradient's AVX-512 rule against what was measured: bfloat16 as fast or
+// faster with it, half and float32 not (docs/cpu_performance.md).
+BILINEAR_TEST(GradAvx512Rule) {
+  Expect(kHasGradAvx512Path<Bfloat16>, "the bfloat16 gradient has no AVX-512 path");
+  Expect(!kHasGradAvx512Path<Float16>, "the half gradient has an AVX-512 path");
+  Expect(!kHasGradAvx512Path<float> && !kHasGradAvx512Path<double>,
+         "a float or double gradient has an AVX-512 path");
 }
 
 // DirectPathConvertsFaster against what the C++ driver measured (see its

@@ -288,8 +288,7 @@ bool AbortsInChild(const ReportRows& report_rows) {
   const pid_t child = fork();
   if (child == 0) {
     // The abort's message is expected; where stderr cannot be silenced, it shows.
-    FILE* const silenced = std::freopen("/dev/null", "w", stderr);
-    static_cast<void>(silenced);
+    [[maybe_unused]] FILE* const silenced = std::freopen("/dev/null", "w", stderr);
     report_rows();
     _exit(0);
   }

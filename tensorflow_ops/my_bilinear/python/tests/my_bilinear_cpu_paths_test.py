@@ -1,14 +1,13 @@
 """Every CPU path and every thread count gives the same bits: the baseline
 x86-64 path, AVX2, and the widest this machine has (AVX-512, where it exists,
 for the forward passes of half and bfloat16 and the bfloat16 gradient), over
-geometries that run the vector loops and their
-tails, in every dtype; the gradient on 1, 2 and 4 threads, over sizes that
-split it over each (each count on one path: see the test); and
-TENSORFLOW_OPS_CPU_PATH selects the path it names (checked against the CPU's
-flags, through the library's TensorflowOpsMyBilinearCpuPath). How the
-variable's values are read (any case; other values ignored, with a warning) is
-checked without TensorFlow, and without a child process's start of it, by
-cc/tests/bilinear_cpu_features_test.cc."""
+geometries that run the vector loops and their tails, in every dtype; the
+gradient on 1, 2 and 4 threads, over sizes that split it over each (each count
+on one path: see the test); and TENSORFLOW_OPS_CPU_PATH selects the path it
+names (checked against the CPU's flags, through the library's
+TensorflowOpsMyBilinearCpuPath). How the variable's values are read (any case;
+other values ignored, with a warning) is checked without TensorFlow, and without
+a child process's start of it, by cc/tests/bilinear_cpu_features_test.cc."""
 
 import os
 from typing import Dict, List, Optional
