@@ -6,10 +6,10 @@
 // functions compiled for them (flatten inlines all of it there), which gives
 // 256-bit vectors and F16C half conversions; the forward kernels of half and
 // bfloat16, and the bfloat16 gradient, run from ones compiled for AVX-512 where
-// the CPU has it. -ffp-contract=off (from
-// the build macros) keeps FMA out of the arithmetic, so every path gives the
-// same bits (NaNs aside: their sign and payload may differ). Those functions,
-// and the choice among them, are the TensorFlow-free bilinear_cpu_paths.h.
+// the CPU has it. -ffp-contract=off (from the build macros) keeps FMA out of
+// the arithmetic, so every path gives the same bits (NaNs aside: their sign and
+// payload may differ). Those functions, and the choice among them, are the
+// TensorFlow-free bilinear_cpu_paths.h.
 #ifndef TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_CPU_DISPATCH_H_
 #define TENSORFLOW_OPS_MY_BILINEAR_CC_KERNELS_MY_BILINEAR_CPU_DISPATCH_H_
 
