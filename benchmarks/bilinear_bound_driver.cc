@@ -346,45 +346,44 @@ int Main(int argc, char** argv) {
     Floats images_grads[3] = {Floats(in_values), Floats(in_values), Floats(in_values)};
     const int64_t out_rows = g.batch * g.out_height, in_rows = g.batch * g.in_height;
     const OutputStores stores = StoresForOutput(out_values * 4, in_values * 4);
-    // Worker 0 takes the first half of the rows, worker 1 the rest.
-    auto half = [](int worker, int64_t rows, int64_t* begin, int64_t* end) {
-      *begin = worker == 0 ? 0 : rows / 2;
-      *end = worker == 0 ? rows / 2 : rows;
+    // A kernel's job for TwoThreads: worker 0 runs the first half of the
+    // rows, worker 1 the rest.
+    auto halves = [](int64_t rows, auto run) {
+      return std::function<void(int)>([rows, run](int w) {
+        if (w == 0) {
+          run(0, rows / 2);
+        } else {
+          run(rows / 2, rows);
+        }
+      });
     };
     const std::function<void(int)> forward[3] = {
-        [&](int w) {
-          int64_t begin, end;
-          half(w, out_rows, &begin, &end);
-          ResizeRowsOnBestPath<float, float>(g, images.data(), begin, end,
-                                             outputs[0].data(), stores);
-        },
-        [&](int w) {
-          int64_t begin, end;
-          half(w, out_rows, &begin, &end);
-          SimpleForward(g, images.data(), begin, end, outputs[1].data(), false);
-        },
-        [&](int w) {
-          int64_t begin, end;
-          half(w, out_rows, &begin, &end);
+        halves(out_rows,
+               [&](int64_t begin, int64_t end) {
+                 ResizeRowsOnBestPath<float, float>(g, images.data(), begin, end,
+                                                    outputs[0].data(), stores);
+               }),
+        halves(out_rows,
+               [&](int64_t begin, int64_t end) {
+                 SimpleForward(g, images.data(), begin, end, outputs[1].data(), false);
+               }),
+        halves(out_rows, [&](int64_t begin, int64_t end) {
           SimpleForward(g, images.data(), begin, end, outputs[2].data(), true);
-        }};
+        })};
     const std::function<void(int)> gradient[3] = {
-        [&](int w) {
-          int64_t begin, end;
-          half(w, in_rows, &begin, &end);
-          ResizeGradRowsOnBestPath<float>(g, grads.data(), begin, end,
-                                          images_grads[0].data());
-        },
-        [&](int w) {
-          int64_t begin, end;
-          half(w, in_rows, &begin, &end);
-          SimpleGradient(g, grads.data(), begin, end, images_grads[1].data(), false);
-        },
-        [&](int w) {
-          int64_t begin, end;
-          half(w, in_rows, &begin, &end);
+        halves(in_rows,
+               [&](int64_t begin, int64_t end) {
+                 ResizeGradRowsOnBestPath<float>(g, grads.data(), begin, end,
+                                                 images_grads[0].data());
+               }),
+        halves(in_rows,
+               [&](int64_t begin, int64_t end) {
+                 SimpleGradient(g, grads.data(), begin, end, images_grads[1].data(),
+                                false);
+               }),
+        halves(in_rows, [&](int64_t begin, int64_t end) {
           SimpleGradient(g, grads.data(), begin, end, images_grads[2].data(), true);
-        }};
+        })};
     const Floats* forward_outputs[3] = {&outputs[0], &outputs[1], &outputs[2]};
     const Floats* gradient_outputs[3] = {&images_grads[0], &images_grads[1],
                                          &images_grads[2]};
