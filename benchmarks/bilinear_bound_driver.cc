@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -45,7 +46,7 @@ namespace tensorflow_ops {
 namespace bilinear {
 namespace {
 
-typedef float EightFloats __attribute__((vector_size(32)));
+using EightFloats = float __attribute__((vector_size(32)));
 
 __attribute__((target("avx2"))) inline EightFloats Load(const float* source) {
   EightFloats value;
@@ -53,10 +54,10 @@ __attribute__((target("avx2"))) inline EightFloats Load(const float* source) {
   return value;
 }
 
-// Writes `value` at `out` (32-byte aligned where `stream`).
-__attribute__((target("avx2"))) inline void Store(bool stream, const EightFloats& value,
-                                                  float* out) {
-  if (stream) {
+// Writes `value` at `out` (32-byte aligned for streaming stores).
+__attribute__((target("avx2"))) inline void Store(OutputStores stores,
+                                                  const EightFloats& value, float* out) {
+  if (stores == OutputStores::kStreaming) {
     _mm256_stream_ps(out, reinterpret_cast<const __m256&>(value));
   } else {
     std::memcpy(out, &value, sizeof(value));
@@ -69,7 +70,7 @@ __attribute__((target("avx2"))) inline void Store(bool stream, const EightFloats
 __attribute__((target("avx2"))) void SimpleForward(const ResizeGeometry& g,
                                                    const float* images, int64_t begin,
                                                    int64_t end, float* output,
-                                                   bool stream) {
+                                                   OutputStores stores) {
   const int64_t c = g.channels, in_row = g.in_width * c;
   const EightFloats half = 0.5f - EightFloats{};
   for (int64_t row = begin; row < end; ++row) {
@@ -86,11 +87,11 @@ __attribute__((target("avx2"))) void SimpleForward(const ResizeGeometry& g,
         const EightFloats top_value = top_left + (top_right - top_left) * half;
         const EightFloats bottom_value =
             bottom_left + (bottom_right - bottom_left) * half;
-        Store(stream, top_value + (bottom_value - top_value) * half, out + x * c + k);
+        Store(stores, top_value + (bottom_value - top_value) * half, out + x * c + k);
       }
     }
   }
-  if (stream) _mm_sfence();
+  if (stores == OutputStores::kStreaming) _mm_sfence();
 }
 
 // Input-gradient rows [begin, end) of the same geometry: input row r reads
@@ -99,7 +100,7 @@ __attribute__((target("avx2"))) void SimpleForward(const ResizeGeometry& g,
 __attribute__((target("avx2"))) void SimpleGradient(const ResizeGeometry& g,
                                                     const float* grads, int64_t begin,
                                                     int64_t end, float* images_grad,
-                                                    bool stream) {
+                                                    OutputStores stores) {
   const int64_t c = g.channels;
   const EightFloats quarter = 0.25f - EightFloats{};
   for (int64_t row = begin; row < end; ++row) {
@@ -109,12 +110,12 @@ __attribute__((target("avx2"))) void SimpleGradient(const ResizeGeometry& g,
     for (int64_t x = 0; x < g.out_width; ++x) {
       for (int64_t k = 0; k < c; k += 8) {
         const EightFloats value = EightFloats{} + quarter * Load(source + x * c + k);
-        Store(stream, value, out + 2 * x * c + k);
-        Store(stream, value, out + (2 * x + 1) * c + k);
+        Store(stores, value, out + 2 * x * c + k);
+        Store(stores, value, out + (2 * x + 1) * c + k);
       }
     }
   }
-  if (stream) _mm_sfence();
+  if (stores == OutputStores::kStreaming) _mm_sfence();
 }
 
 // Two threads that stay awake between calls: this thread and one worker, so
@@ -199,14 +200,9 @@ struct Options {
   std::vector<ResizeGeometry> cases;
 };
 
+// B x H x W x C images to H/2 x W/2, with half-pixel centres.
 ResizeGeometry HalvingOf(int64_t batch, int64_t height, int64_t width, int64_t channels) {
-  ResizeGeometry g;
-  g.batch = batch;
-  g.in_height = height;
-  g.in_width = width;
-  g.out_height = height / 2;
-  g.out_width = width / 2;
-  g.channels = channels;
+  ResizeGeometry g{batch, height, width, height / 2, width / 2, channels};
   g.align_corners = false;
   g.half_pixel_centers = true;
   return g;
@@ -255,11 +251,13 @@ bool ParseOptions(int argc, char** argv, Options* options) {
       options->cases.push_back(g);
       ++i;
     } else {
+      const bool valued = (arg == "--repeats" || arg == "--shape") && i + 1 < argc;
       std::fprintf(stderr,
-                   "bad argument '%s'. Usage: %s [--repeats N (1 to %d)] [--hot] "
+                   "bad argument: %s%s%s\nUsage: %s [--repeats N (1 to %d)] [--hot] "
                    "[--shape B,H,W,C ...] (H and W even, C a multiple of 8, at "
                    "most %lld values)\n",
-                   arg.c_str(), argv[0], kMaxRepeats, static_cast<long long>(kMaxValues));
+                   arg.c_str(), valued ? " " : "", valued ? argv[i + 1] : "", argv[0],
+                   kMaxRepeats, static_cast<long long>(kMaxValues));
       return false;
     }
   }
@@ -277,15 +275,18 @@ double Median(std::vector<double> us) {
 }
 
 // Times `ours` and the simple kernel with cached and with streaming stores
-// (kernels[0..2]), alternated, each after `reset`; prints one row, and
-// returns whether all three wrote the same bits (outputs[0..2]).
+// (kernels[0..2]), alternated, each after `reset` (run on both threads);
+// prints one row, and returns whether all three wrote the same bits
+// (outputs[0..2]).
 bool Compare(const char* pass, const ResizeGeometry& g, int repeats, TwoThreads* threads,
              const std::function<void(int)> (&kernels)[3], const Floats* (&outputs)[3],
-             const std::function<void()>& reset) {
+             const std::function<void(int)>& reset) {
+  // Untimed: the first call of each also faults its output's pages in.
+  for (const auto& kernel : kernels) threads->Run(kernel);
   std::vector<double> us[3];
   for (int r = 0; r < repeats; ++r) {
     for (int k = 0; k < 3; ++k) {
-      reset();
+      threads->Run(reset);
       const auto start = std::chrono::steady_clock::now();
       threads->Run(kernels[k]);
       const std::chrono::duration<double, std::micro> took =
@@ -318,16 +319,23 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "needs two CPUs to run on\n");
     return 2;
   }
-  // Read, not written, before each call where not --hot: it evicts the last
-  // call's data and leaves no dirty line to write back during the next.
-  std::vector<float> scratch(options.hot ? 0 : (int64_t{1} << 24), 1.0f);
-  volatile float sink = 0;
-  const std::function<void()> reset = [&] {
+  // Twice the last-level cache, read by both threads before each call where
+  // not --hot: it evicts the last call's data from every cache both use, and
+  // leaves no dirty line of it to write back during the next call.
+  std::vector<float> scratch(options.hot ? 0 : 2 * LastLevelCacheBytes() / 4, 1.0f);
+  std::atomic<float> sink{0};
+  const std::function<void(int)> reset = [&](int) {
     float sum = 0;
     for (size_t i = 0; i < scratch.size(); i += 16) sum += scratch[i];
-    sink = sum;
+    sink.store(sum, std::memory_order_relaxed);
   };
-  TwoThreads threads;
+  std::unique_ptr<TwoThreads> threads;
+  try {
+    threads = std::make_unique<TwoThreads>();
+  } catch (const std::system_error& error) {
+    std::fprintf(stderr, "cannot start a thread: %s\n", error.what());
+    return 2;
+  }
   std::printf(
       "%s, %d repeats; median us, and ours over the simple kernel's\n\n",
       options.hot ? "hot (back to back)" : "cold (caches emptied before each call)",
@@ -346,8 +354,8 @@ int Main(int argc, char** argv) {
     Floats images_grads[3] = {Floats(in_values), Floats(in_values), Floats(in_values)};
     const int64_t out_rows = g.batch * g.out_height, in_rows = g.batch * g.in_height;
     const OutputStores stores = StoresForOutput(out_values * 4, in_values * 4);
-    // A kernel's job for TwoThreads: worker 0 runs the first half of the
-    // rows, worker 1 the rest.
+    // A kernel's job for TwoThreads: the calling thread runs the first half
+    // of the rows, the worker the rest.
     auto halves = [](int64_t rows, auto run) {
       return std::function<void(int)>([rows, run](int w) {
         if (w == 0) {
@@ -365,10 +373,12 @@ int Main(int argc, char** argv) {
                }),
         halves(out_rows,
                [&](int64_t begin, int64_t end) {
-                 SimpleForward(g, images.data(), begin, end, outputs[1].data(), false);
+                 SimpleForward(g, images.data(), begin, end, outputs[1].data(),
+                               OutputStores::kCached);
                }),
         halves(out_rows, [&](int64_t begin, int64_t end) {
-          SimpleForward(g, images.data(), begin, end, outputs[2].data(), true);
+          SimpleForward(g, images.data(), begin, end, outputs[2].data(),
+                        OutputStores::kStreaming);
         })};
     const std::function<void(int)> gradient[3] = {
         halves(in_rows,
@@ -379,22 +389,27 @@ int Main(int argc, char** argv) {
         halves(in_rows,
                [&](int64_t begin, int64_t end) {
                  SimpleGradient(g, grads.data(), begin, end, images_grads[1].data(),
-                                false);
+                                OutputStores::kCached);
                }),
         halves(in_rows, [&](int64_t begin, int64_t end) {
-          SimpleGradient(g, grads.data(), begin, end, images_grads[2].data(), true);
+          SimpleGradient(g, grads.data(), begin, end, images_grads[2].data(),
+                         OutputStores::kStreaming);
         })};
     const Floats* forward_outputs[3] = {&outputs[0], &outputs[1], &outputs[2]};
     const Floats* gradient_outputs[3] = {&images_grads[0], &images_grads[1],
                                          &images_grads[2]};
-    all_same &=
-        Compare("forward", g, options.repeats, &threads, forward, forward_outputs, reset);
-    all_same &= Compare("gradient", g, options.repeats, &threads, gradient,
+    all_same &= Compare("forward", g, options.repeats, threads.get(), forward,
+                        forward_outputs, reset);
+    all_same &= Compare("gradient", g, options.repeats, threads.get(), gradient,
                         gradient_outputs, reset);
   }
   if (!all_same) {
     std::fprintf(stderr, "ours and the simple kernels gave different bits\n");
     return 1;
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "cannot write the table\n");
+    return 2;
   }
   return 0;
 }
