@@ -354,6 +354,7 @@ int Main(int argc, char** argv) {
     Floats images_grads[3] = {Floats(in_values), Floats(in_values), Floats(in_values)};
     const int64_t out_rows = g.batch * g.out_height, in_rows = g.batch * g.in_height;
     const OutputStores stores = StoresForOutput(out_values * 4, in_values * 4);
+    const OutputStores grad_stores = StoresForOutput(in_values * 4, out_values * 4);
     // A kernel's job for TwoThreads: the calling thread runs the first half
     // of the rows, the worker the rest.
     auto halves = [](int64_t rows, auto run) {
@@ -384,7 +385,7 @@ int Main(int argc, char** argv) {
         halves(in_rows,
                [&](int64_t begin, int64_t end) {
                  ResizeGradRowsOnBestPath<float>(g, grads.data(), begin, end,
-                                                 images_grads[0].data());
+                                                 images_grads[0].data(), grad_stores);
                }),
         halves(in_rows,
                [&](int64_t begin, int64_t end) {

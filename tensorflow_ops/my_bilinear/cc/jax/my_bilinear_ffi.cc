@@ -59,12 +59,16 @@ void ResizeGrad(ffi::ThreadPool& pool, const ResizeGeometry& g,
                 const ffi::AnyBuffer& grads, ffi::AnyBuffer& images_grad) {
   const auto* grads_data = static_cast<const T*>(grads.untyped_data());
   auto* images_grad_data = static_cast<T*>(images_grad.untyped_data());
+  const OutputStores stores =
+      StoresForOutput(static_cast<int64_t>(images_grad.size_bytes()),
+                      static_cast<int64_t>(grads.size_bytes()));
   AdviseHugePages(images_grad_data, static_cast<int64_t>(images_grad.size_bytes()));
   ForRowRangesOnPool(
       pool, g.batch * g.in_height,
       static_cast<int64_t>(grads.element_count() + images_grad.element_count()),
       [&](int64_t begin_row, int64_t end_row) {
-        ResizeGradRowsOnBestPath(g, grads_data, begin_row, end_row, images_grad_data);
+        ResizeGradRowsOnBestPath(g, grads_data, begin_row, end_row, images_grad_data,
+                                 stores);
       });
 }
 

@@ -67,13 +67,15 @@ struct MyBilinearGrad<CpuDevice, T> {
     const auto* grads_data = bilinear::AsStorage(grads.flat<T>().data());
     auto* images_grad_data = bilinear::AsStorage(images_grad->flat<T>().data());
     const int64_t rows = geometry.batch * geometry.in_height;
+    const bilinear::OutputStores stores =
+        bilinear::StoresForOutput(images_grad->TotalBytes(), grads.TotalBytes());
     bilinear::AdviseHugePages(images_grad_data, images_grad->TotalBytes());
     bilinear::ForRowRanges(context, rows,
                            grads.NumElements() + images_grad->NumElements(),
                            [&](int64_t begin_row, int64_t end_row) {
                              bilinear::ResizeGradRowsOnBestPath(
                                  geometry, grads_data, begin_row, end_row,
-                                 images_grad_data);
+                                 images_grad_data, stores);
                            });
     return absl::OkStatus();
   }

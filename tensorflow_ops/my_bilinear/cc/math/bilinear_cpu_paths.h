@@ -52,7 +52,8 @@ struct RunCompiledFor {
 // bilinear_grad_cpu_paths_instances.h, compiled in instances/.
 template <CpuPath kPath, typename T>
 void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
-                          int64_t begin_row, int64_t end_row, T* images_grad);
+                          int64_t begin_row, int64_t end_row, T* images_grad,
+                          OutputStores stores = OutputStores::kCached);
 
 // ResizeRows on the widest path of this CPU, AVX-512 only where the kernel
 // has it and it pays for this geometry (ForwardGainsFromAvx512); defined
@@ -63,24 +64,26 @@ void ResizeRowsOnBestPath(const ResizeGeometry& g, const T* images,
                           OutputStores stores);
 
 // ResizeGradRows on the widest path of this CPU, AVX-512 where
-// kHasGradAvx512Path.
+// kHasGradAvx512Path; `stores` as ResizeGradRowsOf takes them.
 template <typename T>
 void ResizeGradRowsOnBestPath(const ResizeGeometry& g, const T* grads,
-                              int64_t begin_row, int64_t end_row, T* images_grad) {
+                              int64_t begin_row, int64_t end_row, T* images_grad,
+                              OutputStores stores = OutputStores::kCached) {
 #if BILINEAR_HAS_AVX2_PATH
   const CpuPath path = BestCpuPath<kHasGradAvx512Path<T>>();
   if constexpr (kHasGradAvx512Path<T>) {
     if (path == CpuPath::kAvx512) {
       return ResizeGradRowsOnPath<CpuPath::kAvx512>(g, grads, begin_row, end_row,
-                                                    images_grad);
+                                                    images_grad, stores);
     }
   }
   if (path == CpuPath::kAvx2) {
     return ResizeGradRowsOnPath<CpuPath::kAvx2>(g, grads, begin_row, end_row,
-                                                images_grad);
+                                                images_grad, stores);
   }
 #endif
-  ResizeGradRowsOnPath<CpuPath::kBaseline>(g, grads, begin_row, end_row, images_grad);
+  ResizeGradRowsOnPath<CpuPath::kBaseline>(g, grads, begin_row, end_row, images_grad,
+                                           stores);
 }
 
 }  // namespace bilinear

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_axis_adjoint.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
 
@@ -33,6 +34,7 @@ constexpr int64_t kGradTilePixels = 2048;
 // A column reads at most two pixels, so a block has at most two terms a column.
 template <typename A>
 struct ColumnTerms {
+  int32_t most_terms;  // the most terms of any pixel
   int32_t first_term[kGradTilePixels + 1];
   int32_t column[2 * kGradColumnBlock];
   A weight[2 * kGradColumnBlock];
@@ -50,6 +52,7 @@ void FindColumnTerms(const AxisSampler<A>& sampler, int64_t first_column,
   // The columns [begin, end) reading a pixel: both ends only grow with it.
   int64_t begin = 0, end = 0;
   int32_t count = 0;
+  terms->most_terms = 0;
   for (int64_t i = 0; i < pixels; ++i) {
     const int64_t pixel = first_pixel + i;
     terms->first_term[i] = count;
@@ -62,6 +65,7 @@ void FindColumnTerms(const AxisSampler<A>& sampler, int64_t first_column,
       terms->weight[count] = WeightOfNeighbour(w, pixel);
       ++count;
     }
+    terms->most_terms = std::max(terms->most_terms, count - terms->first_term[i]);
   }
   terms->first_term[pixels] = count;
 }
@@ -106,13 +110,53 @@ struct LaneVector<A, 1> {  // one lane: the scalar itself
 // terms, where kAccumulate): the same bits. A pixel's groups are summed one
 // after the other, so that its values are stored in order (a pass over the
 // pixels per group, which stored every other part of each pixel, stalled on
-// its stores: docs/cpu_performance.md#gathercolumns).
-template <int kLanes, int kVectors, bool kAccumulate, typename A>
+// its stores: docs/cpu_performance.md#gathercolumns). kStream writes the
+// sums with streaming stores (GatherColumns says where).
+template <int kLanes, int kVectors, bool kAccumulate, bool kStream = false,
+          typename A>
 void GatherLanes(const A* source, int64_t source_stride, A weight,
                  const ColumnTerms<A>& terms, int64_t pixels, int64_t groups,
                  A* sums, int64_t sums_stride, int64_t first_pixel = 0) {
+  static_assert(!kStream || (std::is_same<A, float>::value && kLanes % 4 == 0 &&
+                             !kAccumulate),
+                "streams whole 16-byte units of float sums");
   using Vector = typename LaneVector<A, kLanes>::Type;
   constexpr int64_t kGroupValues = int64_t{kLanes} * kVectors;
+  auto store = [](const Vector& total, A* out) {
+    if constexpr (kStream) {
+      float values[kLanes];
+      std::memcpy(values, &total, sizeof(Vector));
+      for (int h = 0; h < kLanes; h += 4) StreamFourFloats(values + h, out + h);
+    } else {
+      std::memcpy(out, &total, sizeof(Vector));
+    }
+  };
+  // Tiles where no pixel has more than one term (every 2x down-sampling):
+  // the same products and sums as below, without the loop over terms, whose
+  // bookkeeping cost more than the stores where the result is in the cache
+  // or streamed (benchmarks/README.md#against-the-simplest-kernels-c).
+  if constexpr (!kAccumulate) {
+    if (terms.most_terms <= 1) {
+      for (int64_t i = first_pixel; i < pixels; ++i) {
+        const int32_t k = terms.first_term[i];
+        A* pixel_sums = sums + i * sums_stride;
+        if (terms.first_term[i + 1] == k) {  // no term: the sums' start, 0
+          for (int64_t v = 0; v < groups * kVectors; ++v) {
+            store(Vector{}, pixel_sums + v * kLanes);
+          }
+          continue;
+        }
+        const A term_weight = weight * terms.weight[k];
+        const A* column = source + terms.column[k] * source_stride;
+        for (int64_t v = 0; v < groups * kVectors; ++v) {
+          Vector value;
+          std::memcpy(&value, column + v * kLanes, sizeof(Vector));
+          store(Vector{} + term_weight * value, pixel_sums + v * kLanes);
+        }
+      }
+      return;
+    }
+  }
   for (int64_t i = first_pixel; i < pixels; ++i) {
     for (int64_t group = 0; group < groups; ++group) {
       const int64_t offset = group * kGroupValues;
@@ -134,9 +178,7 @@ void GatherLanes(const A* source, int64_t source_stride, A weight,
         }
       }
 #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) {
-        std::memcpy(group_sums + v * kLanes, &total[v], sizeof(Vector));
-      }
+      for (int v = 0; v < kVectors; ++v) store(total[v], group_sums + v * kLanes);
     }
   }
 }
@@ -195,11 +237,27 @@ void GatherThreeChannels(const A* source, A weight, const ColumnTerms<A>& terms,
 // GatherLanes over `channels` channels: in vectors of 32 bytes, four or two
 // at a time where they divide the channels, else one at a time, then 16
 // bytes, then one value at a time.
+//
+// With `stream` (float sums straight into a 16-byte aligned output of whole
+// 8-float groups; not with kAccumulate), the sums are written with streaming
+// stores.
 template <bool kAccumulate, typename A>
 void GatherColumns(const A* source, int64_t source_stride, A weight,
                    const ColumnTerms<A>& terms, int64_t pixels, int64_t channels,
-                   A* sums, int64_t sums_stride) {
+                   A* sums, int64_t sums_stride, bool stream = false) {
   constexpr int kWide = 32 / sizeof(A);  // 8 floats, 4 doubles
+  if constexpr (std::is_same<A, float>::value && !kAccumulate && kHaveStreamingStores) {
+    if (stream && channels % (4 * kWide) == 0) {
+      return GatherLanes<kWide, 4, false, true>(source, source_stride, weight, terms,
+                                                pixels, channels / (4 * kWide), sums,
+                                                sums_stride);
+    }
+    if (stream && channels % kWide == 0) {
+      return GatherLanes<kWide, 1, false, true>(source, source_stride, weight, terms,
+                                                pixels, channels / kWide, sums,
+                                                sums_stride);
+    }
+  }
   auto lanes = [&](auto lane_count, auto vector_count, int64_t groups, int64_t c) {
     GatherLanes<decltype(lane_count)::value, decltype(vector_count)::value,
                 kAccumulate>(source + c, source_stride, weight, terms, pixels,

@@ -19,12 +19,13 @@ namespace bilinear {
 
 template <CpuPath kPath, typename T>
 void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
-                          int64_t begin_row, int64_t end_row, T* images_grad) {
+                          int64_t begin_row, int64_t end_row, T* images_grad,
+                          OutputStores stores) {
   // Each of ResizeGradRows' instances inlined into a function of its own.
   WithGradChannels(g.channels, [&](auto channels) {
     RunOnPath<kPath>([&] {
       ResizeGradRowsOf<T, decltype(channels)::value>(g, grads, begin_row, end_row,
-                                                     images_grad);
+                                                     images_grad, stores);
     });
   });
 }
@@ -43,7 +44,7 @@ void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
   template void ::tensorflow_ops::bilinear::ResizeGradRowsOnPath<             \
       ::tensorflow_ops::bilinear::CpuPath::path, T>(                          \
       const ::tensorflow_ops::bilinear::ResizeGeometry&, const T*, int64_t,  \
-      int64_t, T*);
+      int64_t, T*, ::tensorflow_ops::bilinear::OutputStores);
 
 // The paths a build has: baseline everywhere; AVX2 and AVX-512 where
 // bilinear_cpu_features.h has them (GCC on x86-64).

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_prefetch.h"
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_axis_adjoint.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_copy_rows.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_grad_columns.h"
@@ -122,9 +123,15 @@ void CopyTile(const T* source, int64_t pixels, int64_t channels, int64_t stride,
 //
 // kChannels, where nonzero, is g.channels known at compile time: with 3,
 // pixels are gathered 4 values at a time (GatherThreeChannels).
+//
+// With OutputStores::kStreaming (StoresForOutput), float rows of whole
+// 8-float groups in a 16-byte aligned output are written with streaming
+// stores, gathered (never copied from the row before, which is not in the
+// cache), and fenced before returning; other rows and types are cached.
 template <typename T, int kChannels, typename A = AccumulatorType<T>>
 void ResizeGradRowsOf(const ResizeGeometry& g, const T* grads, int64_t begin_row,
-                      int64_t end_row, T* images_grad) {
+                      int64_t end_row, T* images_grad,
+                      OutputStores stores = OutputStores::kCached) {
   // The identity resize is its own adjoint: the upstream gradient passes
   // through unchanged (an Inf stays Inf).
   if (IsIdentity(g)) return CopyRows(g, grads, begin_row, end_row, images_grad);
@@ -134,6 +141,9 @@ void ResizeGradRowsOf(const ResizeGeometry& g, const T* grads, int64_t begin_row
   const int64_t c = kChannels > 0 ? kChannels : g.channels;
   const int64_t out_row_size = g.out_width * c;
   const int64_t in_row_size = g.in_width * c;
+  const bool stream = std::is_same<T, float>::value && kHaveStreamingStores &&
+                      stores == OutputStores::kStreaming && c % 8 == 0 &&
+                      reinterpret_cast<uintptr_t>(images_grad) % 16 == 0;
 
   // Channels are taken `chunk` at a time, so that a tile holds 16 pixels at
   // least; output columns `block_columns` at a time.
@@ -173,7 +183,7 @@ void ResizeGradRowsOf(const ResizeGeometry& g, const T* grads, int64_t begin_row
       // gets the same values, copied instead of gathered again, where a
       // pixel's sums fit in kMaxCopiedPixelBytes.
       const bool copies_rows =
-          channels * static_cast<int64_t>(sizeof(A)) <= kMaxCopiedPixelBytes;
+          !stream && channels * static_cast<int64_t>(sizeof(A)) <= kMaxCopiedPixelBytes;
       const T* single_grads = nullptr;
       int64_t single_row = -1;
       A single_weight = A(0);
@@ -257,7 +267,7 @@ void ResizeGradRowsOf(const ResizeGeometry& g, const T* grads, int64_t begin_row
             if (one_block) {
               GatherColumns</*kAccumulate=*/false>(source, source_stride, weight,
                                                   terms, tile_pixels, channels,
-                                                  sums, sums_stride);
+                                                  sums, sums_stride, stream);
             } else {
               GatherColumns</*kAccumulate=*/true>(source, source_stride, weight,
                                                  terms, tile_pixels, channels,
@@ -297,6 +307,7 @@ void ResizeGradRowsOf(const ResizeGeometry& g, const T* grads, int64_t begin_row
       }
     }
   }
+  if (stream) FinishStreamingStores();
 }
 
 // Calls fn(std::integral_constant<int, kChannels>()) with the kChannels of
@@ -313,10 +324,11 @@ void WithGradChannels(int64_t channels, const Fn& fn) {
 // ResizeGradRowsOf's instance for g's channel count.
 template <typename T>
 void ResizeGradRows(const ResizeGeometry& g, const T* grads, int64_t begin_row,
-                    int64_t end_row, T* images_grad) {
+                    int64_t end_row, T* images_grad,
+                    OutputStores stores = OutputStores::kCached) {
   WithGradChannels(g.channels, [&](auto channels) {
     ResizeGradRowsOf<T, decltype(channels)::value>(g, grads, begin_row, end_row,
-                                                   images_grad);
+                                                   images_grad, stores);
   });
 }
 

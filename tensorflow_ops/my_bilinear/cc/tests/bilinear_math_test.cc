@@ -324,6 +324,43 @@ BILINEAR_TEST(RowPairsAndStreamingStores) {
               static_cast<long long>(geometries));
 }
 
+// The gradient's streaming stores (float rows of whole 8-float groups) give
+// the bits of cached stores, on any split of the rows, 2x down-samplings with
+// their single-term tiles and row pairs included.
+BILINEAR_TEST(GradStreamingStores) {
+  std::mt19937 rng(6);
+  auto check = [&](const ResizeGeometry& g) {
+    const std::vector<float> grads = RandomValues<float>(
+        g.batch * g.out_height * g.out_width * g.channels, -1, 1, &rng);
+    const std::vector<float> cached = RunResizeGrad(g, grads, false);
+    for (const bool reversed : {false, true}) {
+      const std::vector<float> streamed = RunGuarded(
+          g, "streamed gradient wrote out of bounds", grads,
+          g.batch * g.in_height * g.in_width * g.channels, g.batch * g.in_height,
+          reversed, [&](const float* in, int64_t begin, int64_t end, float* out) {
+            ResizeGradRows(g, in, begin, end, out, OutputStores::kStreaming);
+          });
+      Expect(std::memcmp(streamed.data(), cached.data(), cached.size() * sizeof(float)) ==
+                 0,
+             "streamed gradient differs (reversed %d): %s", reversed,
+             Describe(g).c_str());
+    }
+  };
+  int64_t geometries =
+      ForEachSmallGeometry({2, 3, 8}, {8, 24, 64}, [&](const ResizeGeometry& g) { check(g); });
+  for (const int64_t size : {16, 28}) {
+    for (const int64_t channels : {8, 16, 32}) {
+      ForEachAttrMode(2, size, size, size / 2, size / 2, channels,
+                      [&](const ResizeGeometry& g) {
+                        check(g);
+                        ++geometries;
+                      });
+    }
+  }
+  std::printf("checked %lld geometries' gradients with streaming stores\n",
+              static_cast<long long>(geometries));
+}
+
 // Which forward kernels with 16-bit images or output take 512-bit vectors
 // (ForwardGainsFromAvx512 says why): unrolled channel loops always; other
 // counts by image type, channel count, whether the height is up-sampled, and

@@ -178,9 +178,9 @@ bool SameBits(const float* a, const std::vector<float>& b) {
   return std::memcmp(a, b.data(), b.size() * sizeof(float)) == 0;
 }
 
-// The forward rows of `g` with `stores` into an output `offset_bytes` past a
-// 64-byte boundary, and the gradient rows, on threads started as `start`,
-// against one thread. Returns the chunks helpers ran.
+// The forward and gradient rows of `g` with `stores` into outputs
+// `offset_bytes` past a 64-byte boundary, on threads started as `start`,
+// against one thread with cached stores. Returns the chunks helpers ran.
 int64_t CheckGeometry(const ResizeGeometry& g, OutputStores stores, int64_t offset_bytes,
                       Start start, WorkerPool* pool, std::mt19937* rng) {
   const std::vector<float> images =
@@ -205,15 +205,17 @@ int64_t CheckGeometry(const ResizeGeometry& g, OutputStores stores, int64_t offs
   const std::vector<float>& grads = expected;  // any values of the output's shape
   std::vector<float> expected_grad(images.size());
   ResizeGradRows(g, grads.data(), 0, in_rows, expected_grad.data());
-  std::vector<float> images_grad(images.size(), -7.0f);
+  OffsetFloats images_grad(images.size(), offset_bytes);
   helper_chunks += RunOnThreads(
       in_rows, start, pool,
       [&](int64_t b, int64_t e) {
-        ResizeGradRows(g, grads.data(), b, e, images_grad.data());
+        ResizeGradRows(g, grads.data(), b, e, images_grad.begin(), stores);
       },
       [&] {
-        Expect(SameBits(images_grad.data(), expected_grad),
-               "gradient rows on threads (%s): %s", Name(start), Describe(g).c_str());
+        Expect(SameBits(images_grad.begin(), expected_grad),
+               "gradient rows on threads (%s, %s stores, offset %lld bytes): %s",
+               Name(start), stores == OutputStores::kStreaming ? "streaming" : "cached",
+               static_cast<long long>(offset_bytes), Describe(g).c_str());
       });
   return helper_chunks;
 }
