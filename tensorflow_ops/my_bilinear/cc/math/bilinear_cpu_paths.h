@@ -53,7 +53,7 @@ struct RunCompiledFor {
 template <CpuPath kPath, typename T>
 void ResizeGradRowsOnPath(const ResizeGeometry& g, const T* grads,
                           int64_t begin_row, int64_t end_row, T* images_grad,
-                          OutputStores stores = OutputStores::kCached);
+                          OutputStores stores);
 
 // ResizeRows on the widest path of this CPU, AVX-512 only where the kernel
 // has it and it pays for this geometry (ForwardGainsFromAvx512); defined
@@ -68,7 +68,7 @@ void ResizeRowsOnBestPath(const ResizeGeometry& g, const T* images,
 template <typename T>
 void ResizeGradRowsOnBestPath(const ResizeGeometry& g, const T* grads,
                               int64_t begin_row, int64_t end_row, T* images_grad,
-                              OutputStores stores = OutputStores::kCached) {
+                              OutputStores stores) {
 #if BILINEAR_HAS_AVX2_PATH
   const CpuPath path = BestCpuPath<kHasGradAvx512Path<T>>();
   if constexpr (kHasGradAvx512Path<T>) {

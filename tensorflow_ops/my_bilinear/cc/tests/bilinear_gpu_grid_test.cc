@@ -168,7 +168,8 @@ void CheckGradient(const ResizeGeometry& g, const LaunchGrid& rows_grid,
                    const std::vector<T>& grads) {
   const int64_t count = InputSize(g);
   std::vector<T> want(count);
-  ResizeGradRowsOnBestPath(g, grads.data(), 0, g.batch * g.in_height, want.data());
+  ResizeGradRowsOnBestPath(g, grads.data(), 0, g.batch * g.in_height, want.data(),
+                           OutputStores::kCached);
   GradPasses passes = GradPassesFor(g);
   if (passes.copy) {
     return CompareBits(g, "identity gradient differs from the CPU kernel", grads, want,

@@ -53,20 +53,21 @@ void ResizeGradAll(const ResizeGeometry& g) {
   const int64_t rows = g.batch * g.in_height;
 #if BILINEAR_HAS_AVX2_PATH
   if (BestCpuPath</*kAllowAvx512=*/false>() == CpuPath::kAvx2) {
-    ResizeGradRowsOnPath<CpuPath::kAvx2>(g, grads.data(), 0, rows, images_grad.data());
+    ResizeGradRowsOnPath<CpuPath::kAvx2>(g, grads.data(), 0, rows, images_grad.data(),
+                                         OutputStores::kCached);
   } else {
     ResizeGradRowsOnPath<CpuPath::kBaseline>(g, grads.data(), 0, rows,
-                                             images_grad.data());
+                                             images_grad.data(), OutputStores::kCached);
   }
   if constexpr (kHasGradAvx512Path<T>) {
     if (BestCpuPath</*kAllowAvx512=*/true>() == CpuPath::kAvx512) {
       ResizeGradRowsOnPath<CpuPath::kAvx512>(g, grads.data(), 0, rows,
-                                             images_grad.data());
+                                             images_grad.data(), OutputStores::kCached);
     }
   }
 #else  // the baseline path only
   ResizeGradRowsOnPath<CpuPath::kBaseline>(g, grads.data(), 0, rows,
-                                           images_grad.data());
+                                           images_grad.data(), OutputStores::kCached);
 #endif
 }
 
