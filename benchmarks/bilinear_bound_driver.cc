@@ -28,6 +28,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -37,6 +38,7 @@
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_cpu_paths.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_weights.h"
+#include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_support.h"
 
 #if !BILINEAR_HAS_AVX2_PATH
 #error "the simple kernels are written for the math's AVX2 path (GCC, x86-64)"
@@ -179,16 +181,12 @@ class Floats {
   std::unique_ptr<float, Free> data_;
 };
 
-// Fills `values` with a fixed sequence of normal floats of both signs.
-void Fill(int seed, Floats* values) {
-  uint32_t state = 2463534242u + seed;
-  for (int64_t i = 0; i < values->size(); ++i) {
-    state ^= state << 13;
-    state ^= state >> 17;
-    state ^= state << 5;
-    values->data()[i] =
-        static_cast<float>(static_cast<int32_t>(state % 2001) - 1000) / 37.0f;
-  }
+// `size` values drawn as the C++ tests draw them, in an aligned buffer.
+Floats RandomFloats(int64_t size, std::mt19937* rng) {
+  Floats values(size);
+  const std::vector<float> drawn = RandomValues<float>(size, -1, 1, rng);
+  std::copy(drawn.begin(), drawn.end(), values.data());
+  return values;
 }
 
 constexpr int64_t kMaxValues = int64_t{1} << 26;  // per tensor: 256 MiB
@@ -274,13 +272,30 @@ double Median(std::vector<double> us) {
   return us[us.size() / 2];
 }
 
-// Times `ours` and the simple kernel with cached and with streaming stores
-// (kernels[0..2]), alternated, each after `reset` (run on both threads);
-// prints one row, and returns whether all three wrote the same bits
-// (outputs[0..2]).
-bool Compare(const char* pass, const ResizeGeometry& g, int repeats, TwoThreads* threads,
-             const std::function<void(int)> (&kernels)[3], const Floats* (&outputs)[3],
+// A kernel's rows [begin, end) into `output`, with `stores`.
+using RowsKernel =
+    std::function<void(int64_t begin, int64_t end, float* output, OutputStores stores)>;
+
+// Times `ours` (with `ours_stores`) and `simple` with cached and with
+// streaming stores, over `rows` rows, each into its own output (outputs[0..2]),
+// alternated, each after `reset` (run on both threads); prints one row, and
+// returns whether all three wrote the same bits.
+bool Compare(const char* pass, const ResizeGeometry& g, int64_t rows, int repeats,
+             TwoThreads* threads, const RowsKernel& ours, OutputStores ours_stores,
+             const RowsKernel& simple, Floats (&outputs)[3],
              const std::function<void(int)>& reset) {
+  const RowsKernel* kernel_of[3] = {&ours, &simple, &simple};
+  const OutputStores stores_of[3] = {ours_stores, OutputStores::kCached,
+                                     OutputStores::kStreaming};
+  // TwoThreads jobs: the calling thread runs the first half of the rows, the
+  // worker the rest.
+  std::function<void(int)> kernels[3];
+  for (int k = 0; k < 3; ++k) {
+    kernels[k] = [&, k](int worker) {
+      (*kernel_of[k])(worker == 0 ? 0 : rows / 2, worker == 0 ? rows / 2 : rows,
+                      outputs[k].data(), stores_of[k]);
+    };
+  }
   // Untimed: the first call of each also faults its output's pages in.
   for (const auto& kernel : kernels) threads->Run(kernel);
   std::vector<double> us[3];
@@ -294,14 +309,14 @@ bool Compare(const char* pass, const ResizeGeometry& g, int repeats, TwoThreads*
       us[k].push_back(took.count());
     }
   }
-  const int64_t bytes = outputs[0]->size() * int64_t{sizeof(float)};
-  const bool same = std::memcmp(outputs[0]->data(), outputs[1]->data(), bytes) == 0 &&
-                    std::memcmp(outputs[0]->data(), outputs[2]->data(), bytes) == 0;
-  const double ours = Median(us[0]), cached = Median(us[1]), streamed = Median(us[2]);
+  const int64_t bytes = outputs[0].size() * int64_t{sizeof(float)};
+  const bool same = std::memcmp(outputs[0].data(), outputs[1].data(), bytes) == 0 &&
+                    std::memcmp(outputs[0].data(), outputs[2].data(), bytes) == 0;
+  const double ours_us = Median(us[0]), cached = Median(us[1]), streamed = Median(us[2]);
   std::printf("| %s | %lldx%lldx%lldx%lld | %.0f | %.0f (%.2f) | %.0f (%.2f) | %s |\n",
               pass, static_cast<long long>(g.batch), static_cast<long long>(g.in_height),
               static_cast<long long>(g.in_width), static_cast<long long>(g.channels),
-              ours, cached, ours / cached, streamed, ours / streamed,
+              ours_us, cached, ours_us / cached, streamed, ours_us / streamed,
               same ? "yes" : "NO");
   return same;
 }
@@ -347,62 +362,33 @@ int Main(int argc, char** argv) {
   for (const ResizeGeometry& g : options.cases) {
     const int64_t in_values = g.batch * g.in_height * g.in_width * g.channels;
     const int64_t out_values = g.batch * g.out_height * g.out_width * g.channels;
-    Floats images(in_values), grads(out_values);
-    Fill(1, &images);
-    Fill(2, &grads);
+    std::mt19937 rng(1);
+    const Floats images = RandomFloats(in_values, &rng);
+    const Floats grads = RandomFloats(out_values, &rng);
     Floats outputs[3] = {Floats(out_values), Floats(out_values), Floats(out_values)};
     Floats images_grads[3] = {Floats(in_values), Floats(in_values), Floats(in_values)};
-    const int64_t out_rows = g.batch * g.out_height, in_rows = g.batch * g.in_height;
-    const OutputStores stores = StoresForOutput(out_values * 4, in_values * 4);
-    const OutputStores grad_stores = StoresForOutput(in_values * 4, out_values * 4);
-    // A kernel's job for TwoThreads: the calling thread runs the first half
-    // of the rows, the worker the rest.
-    auto halves = [](int64_t rows, auto run) {
-      return std::function<void(int)>([rows, run](int w) {
-        if (w == 0) {
-          run(0, rows / 2);
-        } else {
-          run(rows / 2, rows);
-        }
-      });
-    };
-    const std::function<void(int)> forward[3] = {
-        halves(out_rows,
-               [&](int64_t begin, int64_t end) {
-                 ResizeRowsOnBestPath<float, float>(g, images.data(), begin, end,
-                                                    outputs[0].data(), stores);
-               }),
-        halves(out_rows,
-               [&](int64_t begin, int64_t end) {
-                 SimpleForward(g, images.data(), begin, end, outputs[1].data(),
-                               OutputStores::kCached);
-               }),
-        halves(out_rows, [&](int64_t begin, int64_t end) {
-          SimpleForward(g, images.data(), begin, end, outputs[2].data(),
-                        OutputStores::kStreaming);
-        })};
-    const std::function<void(int)> gradient[3] = {
-        halves(in_rows,
-               [&](int64_t begin, int64_t end) {
-                 ResizeGradRowsOnBestPath<float>(g, grads.data(), begin, end,
-                                                 images_grads[0].data(), grad_stores);
-               }),
-        halves(in_rows,
-               [&](int64_t begin, int64_t end) {
-                 SimpleGradient(g, grads.data(), begin, end, images_grads[1].data(),
-                                OutputStores::kCached);
-               }),
-        halves(in_rows, [&](int64_t begin, int64_t end) {
-          SimpleGradient(g, grads.data(), begin, end, images_grads[2].data(),
-                         OutputStores::kStreaming);
-        })};
-    const Floats* forward_outputs[3] = {&outputs[0], &outputs[1], &outputs[2]};
-    const Floats* gradient_outputs[3] = {&images_grads[0], &images_grads[1],
-                                         &images_grads[2]};
-    all_same &= Compare("forward", g, options.repeats, threads.get(), forward,
-                        forward_outputs, reset);
-    all_same &= Compare("gradient", g, options.repeats, threads.get(), gradient,
-                        gradient_outputs, reset);
+    all_same &= Compare(
+        "forward", g, g.batch * g.out_height, options.repeats, threads.get(),
+        [&](int64_t begin, int64_t end, float* output, OutputStores stores) {
+          ResizeRowsOnBestPath<float, float>(g, images.data(), begin, end, output,
+                                             stores);
+        },
+        StoresForOutput(out_values * 4, in_values * 4),
+        [&](int64_t begin, int64_t end, float* output, OutputStores stores) {
+          SimpleForward(g, images.data(), begin, end, output, stores);
+        },
+        outputs, reset);
+    all_same &= Compare(
+        "gradient", g, g.batch * g.in_height, options.repeats, threads.get(),
+        [&](int64_t begin, int64_t end, float* images_grad, OutputStores stores) {
+          ResizeGradRowsOnBestPath<float>(g, grads.data(), begin, end, images_grad,
+                                          stores);
+        },
+        StoresForOutput(in_values * 4, out_values * 4),
+        [&](int64_t begin, int64_t end, float* images_grad, OutputStores stores) {
+          SimpleGradient(g, grads.data(), begin, end, images_grad, stores);
+        },
+        images_grads, reset);
   }
   if (!all_same) {
     std::fprintf(stderr, "ours and the simple kernels gave different bits\n");
