@@ -59,10 +59,10 @@ void ResizeGrad(ffi::ThreadPool& pool, const ResizeGeometry& g,
                 const ffi::AnyBuffer& grads, ffi::AnyBuffer& images_grad) {
   const auto* grads_data = static_cast<const T*>(grads.untyped_data());
   auto* images_grad_data = static_cast<T*>(images_grad.untyped_data());
+  const int64_t images_grad_bytes = static_cast<int64_t>(images_grad.size_bytes());
   const OutputStores stores =
-      StoresForOutput(static_cast<int64_t>(images_grad.size_bytes()),
-                      static_cast<int64_t>(grads.size_bytes()));
-  AdviseHugePages(images_grad_data, static_cast<int64_t>(images_grad.size_bytes()));
+      StoresForOutput(images_grad_bytes, static_cast<int64_t>(grads.size_bytes()));
+  AdviseHugePages(images_grad_data, images_grad_bytes);
   ForRowRangesOnPool(
       pool, g.batch * g.in_height,
       static_cast<int64_t>(grads.element_count() + images_grad.element_count()),
