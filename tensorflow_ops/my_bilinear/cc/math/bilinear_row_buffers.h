@@ -93,24 +93,11 @@ void InterpolateConvertedColumns(const A* converted, int64_t first_pixel,
   InterpolateColumnsOf(converted, first_pixel, columns, width, channels, out);
 }
 
-// Starts the code that follows at a 64-byte boundary, so that where it lies
-// in the cache lines of code no longer depends on the link order. BlendRows'
-// loop, bound by its stores into a large output, ran up to 1.8x slower on
-// AMD Zen 4 where it lay within one 64-byte line than where it crossed into
-// the next (docs/cpu_performance.md#where-the-linker-puts-the-math). GCC 12
-// puts the loop 48 bytes past this boundary, across the next one.
-inline void StartAtCodeLine() {
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDA_ARCH__)
-  asm volatile(".p2align 6");
-#endif
-}
-
 // The vertical pass: `count` values of two horizontally blended rows.
 template <typename A, typename OutT>
 void BlendRows(const A* __restrict__ top, const A* __restrict__ bottom, A y_lerp,
                int64_t count, OutT* __restrict__ out) {
   if constexpr (std::is_same<A, OutT>::value) {
-    StartAtCodeLine();
     for (int64_t i = 0; i < count; ++i) {
       out[i] = top[i] + (bottom[i] - top[i]) * y_lerp;
     }
