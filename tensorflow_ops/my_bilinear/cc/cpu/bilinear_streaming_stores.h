@@ -24,8 +24,10 @@
 namespace tensorflow_ops {
 namespace bilinear {
 
-// How a kernel writes its output: through the cache, or streaming past it.
-enum class OutputStores { kCached, kStreaming };
+// How a kernel writes its output: through the cache; through the cache a
+// 64-byte line at a time, where the output takes much of the cache (for the
+// loops that have such a form); or streaming past it.
+enum class OutputStores { kCached, kWholeLines, kStreaming };
 
 // ThreadSanitizer sees neither streaming stores (GCC emits them as builtins
 // it does not instrument) nor x86's rule that only a fence orders them before
@@ -168,15 +170,19 @@ inline int64_t LastLevelCacheBytes() {
 // - input and output together reach twice the cache, so that at most about
 //   half of the output would still be cached when the kernel returns.
 // Smaller outputs stay in the cache for the op that reads them next
-// (docs/cpu_performance.md#storesforoutput).
+// (docs/cpu_performance.md#storesforoutput); from a quarter of it, they are
+// written whole lines at a time where a loop can
+// (docs/cpu_performance.md#wholelines).
 inline OutputStores StoresForOutput(int64_t output_bytes, int64_t input_bytes) {
   const int64_t cache_bytes = LastLevelCacheBytes();
   const bool outgrows_cache =
       output_bytes >= input_bytes && output_bytes >= cache_bytes / 4 * 3;
   const bool evicted_anyway = input_bytes + output_bytes >= 2 * cache_bytes;
-  return kHaveStreamingStores && (outgrows_cache || evicted_anyway)
-             ? OutputStores::kStreaming
-             : OutputStores::kCached;
+  if (kHaveStreamingStores && (outgrows_cache || evicted_anyway)) {
+    return OutputStores::kStreaming;
+  }
+  return output_bytes >= cache_bytes / 4 ? OutputStores::kWholeLines
+                                         : OutputStores::kCached;
 }
 
 }  // namespace bilinear

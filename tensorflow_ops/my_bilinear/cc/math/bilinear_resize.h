@@ -140,7 +140,8 @@ struct RunInPlace {
 // (see StoresForOutput), rows of float pixels of 4, 8, 16, 32 or 64 channels
 // computed directly are written with streaming stores when `output` is
 // 16-byte aligned; the row-reusing path's rows measured slower with them, and
-// keep the cache. Any choice gives the same bits. `run(fn)` calls fn, which
+// keep the cache, written whole lines at a time with any stores but kCached.
+// Any choice gives the same bits. `run(fn)` calls fn, which
 // runs the chosen path: the compiled kernels (bilinear_cpu_paths.h) pass one
 // that compiles each path into a function of its own for a CPU path.
 template <typename T, typename OutT, typename Runner = RunInPlace>
@@ -161,7 +162,8 @@ void ResizeRows(const ResizeGeometry& g, const T* images, int64_t begin_row,
   } frame;
   if (ReusesColumnBlends<T, OutT>(g)) {
     return run([&] {
-      ResizeRowsReusingColumns(g, images, begin_row, end_row, output, frame.reused);
+      ResizeRowsReusingColumns(g, images, begin_row, end_row, output, stores,
+                               frame.reused);
     });
   }
   if (ConvertsSpans<T, OutT>(g)) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_blends.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_buffers.h"
 #include "tensorflow_ops/my_bilinear/cc/math/bilinear_storage_types.h"
@@ -46,10 +47,13 @@ struct alignas(64) ReusedRowBuffers {
 // input pixels at a time, in one vectorized loop, rather than value by value;
 // blocks are narrowed for that span to fit its buffer. Each value is the same
 // expression as in ResizeOneRow, so the bits do not change. `frame` holds the
-// arrays (ResizeRows lends every path the same stack).
+// arrays (ResizeRows lends every path the same stack). Any `stores` but
+// kCached writes whole lines (BlendRows); the rows never stream, which
+// measured slower (docs/cpu_performance.md#wholelines).
 template <typename T, typename OutT>
 void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
                               int64_t begin_row, int64_t end_row, OutT* output,
+                              OutputStores stores,
                               ReusedRowBuffers<AccumulatorType<OutT>>& frame) {
   using A = AccumulatorType<OutT>;
   const Samplers<A> samplers = SamplersFor<A>(g);
@@ -59,6 +63,7 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
   const int64_t out_row_size = g.out_width * g.channels;
   const int64_t block_columns =
       std::min(kColumnBlock, kRowBufferElements<A> / g.channels);
+  const bool whole_lines = stores != OutputStores::kCached;
   AxisWeight<A>* const columns = frame.columns;
   auto& buffers = frame.rows;
   A* const converted = frame.converted;
@@ -102,7 +107,7 @@ void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
       const A* top = slots.Holding(top_row, bottom_row, blend_row);
       const A* bottom = slots.Holding(bottom_row, top_row, blend_row);
       BlendRows(top, bottom, y.lerp, count,
-                output + row * out_row_size + x0 * g.channels);
+                output + row * out_row_size + x0 * g.channels, whole_lines);
     });
     x0 += width;
   }

@@ -287,8 +287,9 @@ void CheckOneRowRangesWriteOnlyTheirRow(const ResizeGeometry& g,
 // Rows of more than 8 float channels are computed directly, two at a time
 // where both read the same input rows; streaming stores write them when asked
 // and the output is 16-byte aligned (4 and 8 channels too, when the height is
-// not up-sampled). Every way gives the bits of one row at a time through the
-// cache (RunResize's row-by-row run makes no pairs).
+// not up-sampled). Up-sampled rows of 4 and 8 channels are written whole lines
+// at a time with any stores but kCached. Every way gives the bits of one row
+// at a time through the cache (RunResize's row-by-row run makes no pairs).
 BILINEAR_TEST(RowPairsAndStreamingStores) {
   std::mt19937 rng(5);
   const int64_t geometries = ForEachSmallGeometry(
@@ -315,10 +316,16 @@ BILINEAR_TEST(RowPairsAndStreamingStores) {
         ResizeRows(g, x.data(), 0, rows, out, OutputStores::kStreaming);
         Expect(std::equal(out, out + size, one_row_at_a_time.begin()),
                "unaligned streaming output differs: %s", Describe(g).c_str());
-        for (const OutputStores stores :
-             {OutputStores::kCached, OutputStores::kStreaming}) {
+        for (const OutputStores stores : {OutputStores::kCached,
+                                          OutputStores::kWholeLines,
+                                          OutputStores::kStreaming}) {
           CheckOneRowRangesWriteOnlyTheirRow(g, x, stores);
         }
+        std::vector<float> whole_lines(size);
+        ResizeRows(g, x.data(), 0, rows, whole_lines.data(),
+                   OutputStores::kWholeLines);
+        Expect(whole_lines == one_row_at_a_time, "whole-line stores differ: %s",
+               Describe(g).c_str());
       });
   std::printf("checked %lld geometries with row pairs and streaming stores\n",
               static_cast<long long>(geometries));

@@ -1,17 +1,22 @@
-// Standalone test of when the kernels choose streaming stores: the sysfs
+// Standalone test of how the kernels store their output: the sysfs
 // cache-size parser, the last-level cache found in a sysfs-like folder (and
-// never an L2), and StoresForOutput's rule.
+// never an L2), StoresForOutput's rule, and the whole-line vertical blend
+// against the plain one.
 #include <sys/stat.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tensorflow_ops/my_bilinear/cc/cpu/bilinear_streaming_stores.h"
+#include "tensorflow_ops/my_bilinear/cc/math/bilinear_row_buffers.h"
 #include "tensorflow_ops/my_bilinear/cc/tests/bilinear_test_main.h"
 
 namespace tensorflow_ops {
@@ -69,16 +74,61 @@ BILINEAR_TEST(StoresForOutput) {
   const OutputStores large = kHaveStreamingStores ? OutputStores::kStreaming
                                                   : OutputStores::kCached;
   Expect(StoresForOutput(threshold, threshold / 4) == large, "at the threshold");
-  Expect(StoresForOutput(threshold - 1, 1) == OutputStores::kCached,
-         "below the threshold");
-  Expect(StoresForOutput(threshold, threshold + 1) == OutputStores::kCached,
+  // Outputs from a quarter of the cache that do not stream: whole lines.
+  Expect(StoresForOutput(threshold - 1, 1) == OutputStores::kWholeLines,
+         "below the threshold, past a quarter of the cache");
+  Expect(StoresForOutput(threshold, threshold + 1) == OutputStores::kWholeLines,
          "input larger than the output, both within twice the cache");
   const int64_t cache = LastLevelCacheBytes();
   Expect(StoresForOutput(cache / 4, 2 * cache - cache / 4) == large,
          "input and output together at twice the cache");
   Expect(StoresForOutput(cache / 4, 2 * cache - cache / 4 - 1) ==
-             OutputStores::kCached,
+             OutputStores::kWholeLines,
          "input and output together below twice the cache");
+  Expect(StoresForOutput(cache / 4 - 1, cache / 4) == OutputStores::kCached,
+         "below a quarter of the cache");
+  Expect(StoresForOutput(0, 0) == OutputStores::kCached, "an empty output");
+}
+
+// BlendRows with whole lines gives the plain loop's bits for every count
+// (whole lines, a tail, both or neither) and writes nothing past `count`.
+template <typename A>
+void CheckWholeLineBlends(std::mt19937* rng) {
+  constexpr int64_t kMaxCount = 100;
+  constexpr int64_t kGuard = 32;
+  constexpr A kCanary = A(-7);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<A> top(kMaxCount), bottom(kMaxCount);
+  for (int64_t i = 0; i < kMaxCount; ++i) {
+    top[i] = static_cast<A>(uniform(*rng));
+    bottom[i] = static_cast<A>(uniform(*rng) * 1000);
+  }
+  for (const A y_lerp : {A(0), A(0.3), A(0.999), A(1)}) {
+    for (int64_t count = 0; count <= kMaxCount; ++count) {
+      std::vector<A> plain(count + 2 * kGuard, kCanary);
+      std::vector<A> lines(count + 2 * kGuard, kCanary);
+      BlendRows(top.data(), bottom.data(), y_lerp, count, plain.data() + kGuard,
+                /*whole_lines=*/false);
+      BlendRows(top.data(), bottom.data(), y_lerp, count, lines.data() + kGuard,
+                /*whole_lines=*/true);
+      Expect(std::memcmp(plain.data(), lines.data(), plain.size() * sizeof(A)) == 0,
+             "%zu-byte values, count %lld, lerp %g: whole lines differ from the "
+             "plain loop, or wrote outside the row",
+             sizeof(A), static_cast<long long>(count), double{y_lerp});
+      bool canaries_intact = true;
+      for (int64_t i = 0; i < kGuard; ++i) {
+        canaries_intact &= plain[i] == kCanary && plain[kGuard + count + i] == kCanary;
+      }
+      Expect(canaries_intact, "count %lld: the plain loop wrote outside the row",
+             static_cast<long long>(count));
+    }
+  }
+}
+
+BILINEAR_TEST(WholeLineBlends) {
+  std::mt19937 rng(11);
+  CheckWholeLineBlends<float>(&rng);
+  CheckWholeLineBlends<double>(&rng);
 }
 
 }  // namespace

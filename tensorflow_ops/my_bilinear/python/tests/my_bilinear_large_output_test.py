@@ -1,6 +1,8 @@
 """Outputs larger than the last-level cache, which the CPU kernel writes with
-streaming stores and up-sampled rows two at a time: float32 results equal
-tf.raw_ops.ResizeBilinear bit for bit, on one intra-op thread and on several.
+streaming stores and up-sampled rows two at a time, and outputs of half the
+cache, whose up-sampled RGB rows it writes whole 64-byte lines at a time:
+float32 results equal tf.raw_ops.ResizeBilinear bit for bit, on one intra-op
+thread and on several.
 Outputs past the size the kernels advise for huge pages
 (bilinear_huge_pages.h): forward and gradient hold the bits of the same
 images resized one at a time, in outputs too small to be advised.
@@ -60,6 +62,31 @@ class MyBilinearLargeOutputTest(test_util.TestCase, parameterized.TestCase):
                 got = ops.my_bilinear(images=images, size=size, **attrs).numpy()
                 self.assertEqual(got.tobytes(), expected.tobytes())
             with self.subTest(channels=channels, threads=1):
+                self.assertEqual(_on_one_thread(images, size, attrs).tobytes(),
+                                 expected.tobytes())
+
+    @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
+    def test_rgb_whole_lines_equal_tensorflow_bitwise(self, align_corners,
+                                                      half_pixel_centers):
+        """Up-sampled RGB images (the row-reusing path) into half the cache:
+        past the quarter from which rows are written whole lines at a time,
+        short of the 3/4 from which outputs stream."""
+        attrs = dict(align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+        size = (224, 224)
+        image_bytes = size[0] * size[1] * 3 * 4
+        batch = -(-(_last_level_cache_bytes() // 2) // image_bytes)
+        rng = np.random.default_rng(4)
+        for dtype in (np.float32, np.uint8):
+            images = (rng.uniform(0, 255, (batch, 64, 64, 3))).astype(dtype)
+            expected = tf.raw_ops.ResizeBilinear(images=images, size=size,
+                                                 **attrs).numpy()
+            self.assertBetween(expected.nbytes, _last_level_cache_bytes() // 2,
+                               _last_level_cache_bytes() // 4 * 3)
+            with self.subTest(dtype=dtype.__name__, threads="default"):
+                got = ops.my_bilinear(images=images, size=size, **attrs).numpy()
+                self.assertEqual(got.tobytes(), expected.tobytes())
+            with self.subTest(dtype=dtype.__name__, threads=1):
                 self.assertEqual(_on_one_thread(images, size, attrs).tobytes(),
                                  expected.tobytes())
 
