@@ -24,9 +24,10 @@
 namespace tensorflow_ops {
 namespace bilinear {
 
-// How a kernel writes its output: through the cache; through the cache a
-// 64-byte line at a time, where the output takes much of the cache (for the
-// loops that have such a form); or streaming past it.
+// How a kernel writes its output: through the cache; through the cache 64
+// bytes at a time from each row's start (whole cache lines where rows are
+// 64-byte aligned), where the output takes much of the cache, for the loops
+// that have such a form; or streaming past it.
 enum class OutputStores { kCached, kWholeLines, kStreaming };
 
 // ThreadSanitizer sees neither streaming stores (GCC emits them as builtins
@@ -171,7 +172,7 @@ inline int64_t LastLevelCacheBytes() {
 //   half of the output would still be cached when the kernel returns.
 // Smaller outputs stay in the cache for the op that reads them next
 // (docs/cpu_performance.md#storesforoutput); from a quarter of it, they are
-// written whole lines at a time where a loop can
+// written 64 bytes at a time where a loop can
 // (docs/cpu_performance.md#wholelines).
 inline OutputStores StoresForOutput(int64_t output_bytes, int64_t input_bytes) {
   const int64_t cache_bytes = LastLevelCacheBytes();

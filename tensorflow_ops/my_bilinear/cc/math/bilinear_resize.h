@@ -140,7 +140,7 @@ struct RunInPlace {
 // (see StoresForOutput), rows of float pixels of 4, 8, 16, 32 or 64 channels
 // computed directly are written with streaming stores when `output` is
 // 16-byte aligned; the row-reusing path's rows measured slower with them, and
-// keep the cache, written whole lines at a time with any stores but kCached.
+// keep the cache, written 64 bytes at a time with any stores but kCached.
 // Any choice gives the same bits. `run(fn)` calls fn, which
 // runs the chosen path: the compiled kernels (bilinear_cpu_paths.h) pass one
 // that compiles each path into a function of its own for a CPU path.

@@ -48,8 +48,10 @@ struct alignas(64) ReusedRowBuffers {
 // blocks are narrowed for that span to fit its buffer. Each value is the same
 // expression as in ResizeOneRow, so the bits do not change. `frame` holds the
 // arrays (ResizeRows lends every path the same stack). Any `stores` but
-// kCached writes whole lines (BlendRows); the rows never stream, which
-// measured slower (docs/cpu_performance.md#wholelines).
+// kCached writes 64 bytes at a time (BlendRows): outputs from a quarter of
+// the cache, and those StoresForOutput streams elsewhere, small ones of huge
+// inputs included. The rows never stream, which measured slower
+// (docs/cpu_performance.md#wholelines).
 template <typename T, typename OutT>
 void ResizeRowsReusingColumns(const ResizeGeometry& g, const T* images,
                               int64_t begin_row, int64_t end_row, OutT* output,

@@ -1,6 +1,6 @@
 """Outputs larger than the last-level cache, which the CPU kernel writes with
 streaming stores and up-sampled rows two at a time, and outputs of half the
-cache, whose up-sampled RGB rows it writes whole 64-byte lines at a time:
+cache, whose up-sampled RGB rows it writes 64 bytes at a time:
 float32 results equal tf.raw_ops.ResizeBilinear bit for bit, on one intra-op
 thread and on several.
 Outputs past the size the kernels advise for huge pages
@@ -69,7 +69,7 @@ class MyBilinearLargeOutputTest(test_util.TestCase, parameterized.TestCase):
     def test_rgb_whole_lines_equal_tensorflow_bitwise(self, align_corners,
                                                       half_pixel_centers):
         """Up-sampled RGB images (the row-reusing path) into half the cache:
-        past the quarter from which rows are written whole lines at a time,
+        past the quarter from which rows are written 64 bytes at a time,
         short of the 3/4 from which outputs stream."""
         attrs = dict(align_corners=align_corners,
                      half_pixel_centers=half_pixel_centers)
