@@ -69,6 +69,22 @@ BILINEAR_TEST(LastLevelCache) {
   Expect(LastLevelCacheBytes() >= int64_t{1} << 20, "this machine's cache");
 }
 
+// TENSORFLOW_OPS_LAST_LEVEL_CACHE's value replaces the sysfs figure when it
+// is a size; an empty or bad one leaves the sysfs figure.
+BILINEAR_TEST(LastLevelCacheSetting) {
+  const std::string with_l3 =
+      FakeCacheFolder("setting_l3", {{2, "1024K"}, {3, "16384K"}});
+  const int64_t sysfs = int64_t{16} << 20;
+  Expect(LastLevelCacheBytesFrom(nullptr, with_l3) == sysfs, "no setting");
+  Expect(LastLevelCacheBytesFrom("32M", with_l3) == int64_t{32} << 20, "32M");
+  Expect(LastLevelCacheBytesFrom("4096K", with_l3) == int64_t{4} << 20, "4096K");
+  Expect(LastLevelCacheBytesFrom("65536", with_l3) == 65536, "bytes");
+  for (const char* bad : {"", "0", "0M", "-32M", "32 M", "32MB", "lots", "2048G"}) {
+    Expect(LastLevelCacheBytesFrom(bad, with_l3) == sysfs,
+           "the setting \"%s\" is not ignored", bad);
+  }
+}
+
 BILINEAR_TEST(StoresForOutput) {
   const int64_t threshold = LastLevelCacheBytes() / 4 * 3;
   const OutputStores large = kHaveStreamingStores ? OutputStores::kStreaming
