@@ -159,22 +159,25 @@ inline int64_t LastLevelCacheBytesIn(const std::string& cache_folder) {
 // The cache size that `setting` (TENSORFLOW_OPS_LAST_LEVEL_CACHE's value, a
 // size as ParseCacheSize reads it) gives, else LastLevelCacheBytesIn. A
 // virtual machine may list its host's whole L3 for a few CPUs; only the
-// stores, never the results, depend on the figure. A value that is not a
-// size is reported on stderr and ignored, as TENSORFLOW_OPS_CPU_PATH's is.
+// stores, never the results, depend on the figure. Unset or empty leaves the
+// sysfs figure; any other value that ParseCacheSize refuses is reported on
+// stderr and ignored, as TENSORFLOW_OPS_CPU_PATH's is.
 inline int64_t LastLevelCacheBytesFrom(const char* setting,
                                        const std::string& cache_folder) {
   if (setting != nullptr && *setting != '\0') {
     const int64_t bytes = ParseCacheSize(setting);
     if (bytes > 0) return bytes;
     std::fprintf(stderr,
-                 "TENSORFLOW_OPS_LAST_LEVEL_CACHE=%s is not a size such as "
-                 "32M: ignored\n",
+                 "TENSORFLOW_OPS_LAST_LEVEL_CACHE=%.40s is not a size from 1 "
+                 "byte to 1T such as 32M: ignored\n",
                  setting);
   }
   return LastLevelCacheBytesIn(cache_folder);
 }
 
-// LastLevelCacheBytesFrom for this process and machine's first CPU, read once.
+// LastLevelCacheBytesFrom for the environment and this machine's first CPU,
+// read once (by each library that includes this: the op and JAX libraries
+// each warn once about a bad value).
 inline int64_t LastLevelCacheBytes() {
   static const int64_t bytes =
       LastLevelCacheBytesFrom(std::getenv("TENSORFLOW_OPS_LAST_LEVEL_CACHE"),

@@ -1,8 +1,9 @@
 // Standalone test of how the kernels store their output: the sysfs
 // cache-size parser, the last-level cache found in a sysfs-like folder (and
-// never an L2), StoresForOutput's rule, and the whole-line vertical blend
-// against the plain one.
+// never an L2) or set by TENSORFLOW_OPS_LAST_LEVEL_CACHE, StoresForOutput's
+// rule, and the whole-line vertical blend against the plain one.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -69,19 +70,53 @@ BILINEAR_TEST(LastLevelCache) {
   Expect(LastLevelCacheBytes() >= int64_t{1} << 20, "this machine's cache");
 }
 
+// LastLevelCacheBytesFrom(setting, folder), and what it wrote to stderr.
+std::pair<int64_t, std::string> CacheBytesAndWarning(
+    const char* setting, const std::string& folder) {
+  FILE* capture = std::tmpfile();
+  if (capture == nullptr) return {-1, "no temporary file for stderr"};
+  std::fflush(stderr);
+  const int saved_stderr = dup(STDERR_FILENO);
+  dup2(fileno(capture), STDERR_FILENO);
+  const int64_t bytes = LastLevelCacheBytesFrom(setting, folder);
+  std::fflush(stderr);
+  dup2(saved_stderr, STDERR_FILENO);
+  close(saved_stderr);
+  std::string warning;
+  std::rewind(capture);
+  for (int c; (c = std::fgetc(capture)) != EOF;) {
+    warning.push_back(static_cast<char>(c));
+  }
+  std::fclose(capture);
+  return {bytes, warning};
+}
+
 // TENSORFLOW_OPS_LAST_LEVEL_CACHE's value replaces the sysfs figure when it
-// is a size; an empty or bad one leaves the sysfs figure.
+// is a size; unset or empty leaves it silently, a bad value with a warning.
 BILINEAR_TEST(LastLevelCacheSetting) {
   const std::string with_l3 =
       FakeCacheFolder("setting_l3", {{2, "1024K"}, {3, "16384K"}});
   const int64_t sysfs = int64_t{16} << 20;
-  Expect(LastLevelCacheBytesFrom(nullptr, with_l3) == sysfs, "no setting");
-  Expect(LastLevelCacheBytesFrom("32M", with_l3) == int64_t{32} << 20, "32M");
-  Expect(LastLevelCacheBytesFrom("4096K", with_l3) == int64_t{4} << 20, "4096K");
-  Expect(LastLevelCacheBytesFrom("65536", with_l3) == 65536, "bytes");
-  for (const char* bad : {"", "0", "0M", "-32M", "32 M", "32MB", "lots", "2048G"}) {
-    Expect(LastLevelCacheBytesFrom(bad, with_l3) == sysfs,
-           "the setting \"%s\" is not ignored", bad);
+  const std::pair<const char*, int64_t> settings[] = {
+      {nullptr, sysfs}, {"", sysfs}, {"32M", int64_t{32} << 20},
+      {"4096K", int64_t{4} << 20}, {"65536", 65536}, {"1", 1}};
+  for (const auto& [setting, expected] : settings) {
+    const auto [bytes, warning] = CacheBytesAndWarning(setting, with_l3);
+    Expect(bytes == expected && warning.empty(),
+           "the setting \"%s\": %lld, \"%s\"",
+           setting == nullptr ? "(unset)" : setting,
+           static_cast<long long>(bytes), warning.c_str());
+  }
+  const std::string long_value(1000, '9');
+  for (const char* bad : {"0", "0M", "-32M", "32 M", "32MB", "32m", "lots",
+                          "2048G", long_value.c_str()}) {
+    const auto [bytes, warning] = CacheBytesAndWarning(bad, with_l3);
+    Expect(bytes == sysfs, "the setting \"%.40s\" is not ignored", bad);
+    Expect(warning.find("TENSORFLOW_OPS_LAST_LEVEL_CACHE=") == 0 &&
+               warning.find(": ignored\n") != std::string::npos &&
+               warning.size() < 160,
+           "the setting \"%.40s\": no short warning, got \"%s\"", bad,
+           warning.c_str());
   }
 }
 

@@ -94,8 +94,10 @@ def kernel_cpu_path() -> int:
 
 def probe_results() -> Dict[str, object]:
     """The path, TensorFlow's intra-op threads as configured (0: its default,
-    one per CPU), the results' digest and the large gradients' digest."""
+    one per CPU), the cache size the kernels choose their stores by, the
+    results' digest and the large gradients' digest."""
     return {"path": kernel_cpu_path(),
+            "cache_bytes": loaded_library.kernel_cache_bytes(),
             "threads": tf.config.threading.get_intra_op_parallelism_threads(),
             "digest": results_digest(),
             "gradient_digest": grad_determinism_probe.gradient_digest()}

@@ -15,3 +15,11 @@ def loaded_op_library() -> ctypes.CDLL:
     if len(paths) != 1:
         raise RuntimeError(f"expected one my_bilinear_op.so mapped, found {paths}")
     return ctypes.CDLL(paths.pop())
+
+
+def kernel_cache_bytes() -> int:
+    """The last-level cache size the loaded kernels choose their stores by,
+    from the library's exported TensorflowOpsMyBilinearLastLevelCacheBytes."""
+    library = loaded_op_library()
+    library.TensorflowOpsMyBilinearLastLevelCacheBytes.restype = ctypes.c_int64
+    return library.TensorflowOpsMyBilinearLastLevelCacheBytes()

@@ -7,9 +7,16 @@ on one path: see the test); and TENSORFLOW_OPS_CPU_PATH selects the path it
 names (checked against the CPU's flags, through the library's
 TensorflowOpsMyBilinearCpuPath). How the variable's values are read (any case;
 other values ignored, with a warning) is checked without TensorFlow, and without
-a child process's start of it, by cc/tests/bilinear_cpu_features_test.cc."""
+a child process's start of it, by cc/tests/bilinear_cpu_features_test.cc.
+The same children cross the cache sizes the kernels choose their stores by
+(TensorflowOpsMyBilinearLastLevelCacheBytes): TENSORFLOW_OPS_LAST_LEVEL_CACHE=1K,
+which streams every output that can stream; this machine's, from sysfs; and
+this process's (32 MiB, which its Bazel target sets). The stores never change
+the bits; bilinear_streaming_stores_test reads every kind of value."""
 
+import glob
 import os
+import re
 from typing import Dict, List, Optional
 
 import tensorflow as tf
@@ -40,12 +47,38 @@ def _widest_path() -> int:
     return AVX512
 
 
-def _probe(path: Optional[str], threads: int) -> Dict[str, object]:
+def _sysfs_cache_bytes() -> int:
+    """The cache size the kernels take without the setting, read here on its
+    own: the highest cache level of at least 3 that sysfs lists for the first
+    CPU, else the C library's L3 figure, else 32 MiB."""
+    best_level, best_bytes = 0, 0
+    for folder in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
+        try:
+            with open(os.path.join(folder, "level"), encoding="ascii") as level_file:
+                level = int(level_file.read())
+            with open(os.path.join(folder, "size"), encoding="ascii") as size_file:
+                size = re.fullmatch(r"([0-9]+)([KMG]?)\n?", size_file.read())
+        except (OSError, ValueError):
+            continue
+        if size and int(size[1]) > 0 and level >= 3 and level > best_level:
+            best_level = level
+            best_bytes = int(size[1]) << {"": 0, "K": 10, "M": 20, "G": 30}[size[2]]
+    if best_bytes:
+        return best_bytes
+    reported = os.sysconf("SC_LEVEL3_CACHE_SIZE") if "SC_LEVEL3_CACHE_SIZE" in (
+        os.sysconf_names) else 0
+    return reported if reported > 0 else 32 << 20
+
+
+def _probe(path: Optional[str], threads: int,
+           cache: Optional[str]) -> Dict[str, object]:
     """cpu_path_probe's results in a child process; `path` narrows the CPU
-    path, `threads` sets TensorFlow's intra-op threads (and nothing else)."""
+    path, `threads` sets TensorFlow's intra-op threads, `cache` is the child's
+    TENSORFLOW_OPS_LAST_LEVEL_CACHE (None: unset)."""
     return fresh_process.run_module(cpu_path_probe.__name__, ["--threads", str(threads)],
                                     env_changes={"TENSORFLOW_OPS_CPU_PATH": path,
-                                                 "TF_NUM_INTRAOP_THREADS": None})
+                                                 "TF_NUM_INTRAOP_THREADS": None,
+                                                 "TENSORFLOW_OPS_LAST_LEVEL_CACHE": cache})
 
 
 def _runs_widest_path_on_two_threads() -> bool:
@@ -66,7 +99,8 @@ def _default_results() -> Dict[str, object]:
     TensorFlow; else a child's."""
     if _runs_widest_path_on_two_threads():
         return cpu_path_probe.probe_results()
-    return _probe(None, threads=2)
+    return _probe(None, threads=2,
+                  cache=os.environ.get("TENSORFLOW_OPS_LAST_LEVEL_CACHE"))
 
 
 class MyBilinearCpuPathsTest(test_util.TestCase):
@@ -76,18 +110,22 @@ class MyBilinearCpuPathsTest(test_util.TestCase):
         on two threads, AVX2 on four and the baseline on one, so that two
         children check both, and the path float and double take on an AVX2 or
         AVX-512 machine runs on two and four. A path whose bits depended on the
-        thread count would differ from the others on its own count."""
+        thread count would differ from the others on its own count. The
+        children's cache sizes differ from this process's and from each
+        other's wherever sysfs lists more than 1 KiB."""
         widest = _widest_path()
         default = _default_results()
         self.assertEqual(default["path"], widest)
         self.assertEqual(len(default["digest"]), 64)
         self.assertEqual(len(default["gradient_digest"]), 64)
-        for name, path, threads in (("Avx2", min(widest, AVX2), 4),
-                                    ("BaseLine", BASELINE, 1)):
-            with self.subTest(path=name, threads=threads):
-                results = _probe(name, threads)
+        for name, path, threads, cache, cache_bytes in (
+                ("Avx2", min(widest, AVX2), 4, "1K", 1024),
+                ("BaseLine", BASELINE, 1, None, _sysfs_cache_bytes())):
+            with self.subTest(path=name, threads=threads, cache=cache):
+                results = _probe(name, threads, cache)
                 self.assertEqual(results["path"], path)
                 self.assertEqual(results["threads"], threads)
+                self.assertEqual(results["cache_bytes"], cache_bytes)
                 self.assertEqual(results["digest"], default["digest"])
                 self.assertEqual(results["gradient_digest"], default["gradient_digest"])
 

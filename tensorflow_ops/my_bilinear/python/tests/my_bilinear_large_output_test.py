@@ -10,12 +10,11 @@ images resized one at a time, in outputs too small to be advised.
 The output is sized from the cache size the loaded kernels decide with (the
 library exports it), so that the test takes the streaming path wherever it
 runs. Its Bazel target sets that size (TENSORFLOW_OPS_LAST_LEVEL_CACHE=32M),
-so that the outputs are as large on every machine.
+so that the outputs are as large on every machine; my_bilinear_cpu_paths_test
+checks that the kernels take the setting.
 """
 
-import ctypes
 import functools
-import os
 from typing import Callable, Tuple
 
 from absl.testing import parameterized
@@ -32,9 +31,7 @@ from tensorflow_ops.my_bilinear.python.tests import test_cases
 def _last_level_cache_bytes() -> int:
     """The cache size the loaded kernels decide with (their own export), read
     once: the library decides it once per process."""
-    library = loaded_library.loaded_op_library()
-    library.TensorflowOpsMyBilinearLastLevelCacheBytes.restype = ctypes.c_int64
-    return library.TensorflowOpsMyBilinearLastLevelCacheBytes()
+    return loaded_library.kernel_cache_bytes()
 
 
 def _up_sampling_case(channels: int) -> Tuple[Tuple[int, int, int, int], Tuple[int, int]]:
@@ -47,16 +44,6 @@ def _up_sampling_case(channels: int) -> Tuple[Tuple[int, int, int, int], Tuple[i
 
 
 class MyBilinearLargeOutputTest(test_util.TestCase, parameterized.TestCase):
-
-    def test_the_cache_setting_is_the_size_the_kernels_take(self):
-        setting = os.environ.get("TENSORFLOW_OPS_LAST_LEVEL_CACHE")
-        if not setting:
-            self.skipTest("TENSORFLOW_OPS_LAST_LEVEL_CACHE is not set (the Bazel "
-                          "target sets it)")
-        shifts = {"K": 10, "M": 20, "G": 30}
-        expected = (int(setting[:-1]) << shifts[setting[-1]] if setting[-1] in shifts
-                    else int(setting))
-        self.assertEqual(_last_level_cache_bytes(), expected)
 
     @parameterized.named_parameters(*test_cases.ATTR_PARAMS)
     def test_float32_equals_tensorflow_bitwise(self, align_corners,
