@@ -10,7 +10,7 @@ other values ignored, with a warning) is checked without TensorFlow, and without
 a child process's start of it, by cc/tests/bilinear_cpu_features_test.cc.
 The same children cross the cache sizes the kernels choose their stores by
 (TensorflowOpsMyBilinearLastLevelCacheBytes): TENSORFLOW_OPS_LAST_LEVEL_CACHE=1K,
-which streams every output that can stream; this machine's, from sysfs; and
+which streams nearly every output that can stream; this machine's, from sysfs; and
 this process's (32 MiB, which its Bazel target sets). The stores never change
 the bits; bilinear_streaming_stores_test reads every kind of value."""
 
@@ -110,9 +110,8 @@ class MyBilinearCpuPathsTest(test_util.TestCase):
         on two threads, AVX2 on four and the baseline on one, so that two
         children check both, and the path float and double take on an AVX2 or
         AVX-512 machine runs on two and four. A path whose bits depended on the
-        thread count would differ from the others on its own count. The
-        children's cache sizes differ from this process's and from each
-        other's wherever sysfs lists more than 1 KiB."""
+        thread count would differ from the others on its own count. The 1K
+        child's cache size differs from the others' on every machine."""
         widest = _widest_path()
         default = _default_results()
         self.assertEqual(default["path"], widest)
