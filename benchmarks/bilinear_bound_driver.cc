@@ -338,8 +338,7 @@ int Main(int argc, char** argv) {
   // not --hot: it evicts the last call's data from every cache both use, and
   // leaves no dirty line of it to write back during the next call. The cache
   // is the one sysfs lists, whatever TENSORFLOW_OPS_LAST_LEVEL_CACHE says.
-  const int64_t cache_bytes =
-      LastLevelCacheBytesIn("/sys/devices/system/cpu/cpu0/cache");
+  const int64_t cache_bytes = LastLevelCacheBytesIn(kSysfsCacheFolder);
   std::vector<float> scratch(options.hot ? 0 : 2 * cache_bytes / 4, 1.0f);
   std::atomic<float> sink{0};
   const std::function<void(int)> reset = [&](int) {

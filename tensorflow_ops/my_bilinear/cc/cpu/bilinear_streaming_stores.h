@@ -128,6 +128,9 @@ inline int64_t ParseCacheSize(const std::string& text) {
   return count << shift;
 }
 
+// Where Linux lists the first CPU's caches (index*/level, index*/size).
+constexpr char kSysfsCacheFolder[] = "/sys/devices/system/cpu/cpu0/cache";
+
 // The size of the last-level cache of the first CPU, from the sysfs folder
 // `cache_folder` (its index*/level and index*/size): the highest level of at
 // least 3, which is one L3 slice of the chip as the kernel exposes it. Else
@@ -181,7 +184,7 @@ inline int64_t LastLevelCacheBytesFrom(const char* setting,
 inline int64_t LastLevelCacheBytes() {
   static const int64_t bytes =
       LastLevelCacheBytesFrom(std::getenv("TENSORFLOW_OPS_LAST_LEVEL_CACHE"),
-                              "/sys/devices/system/cpu/cpu0/cache");
+                              kSysfsCacheFolder);
   return bytes;
 }
 
